@@ -1,0 +1,3 @@
+//! rigd: the real-time sim-racing rig daemon.
+//!
+//! The binary (`src/main.rs`) is a thin CLI edge; everything it runs lives in these modules.

@@ -1,0 +1,5 @@
+//! The `rig-dash` command line.
+
+fn main() {
+    println!("rig-dash: skeleton");
+}

@@ -1,0 +1,16 @@
+//! rig-physics: the car and the world for rigd.
+//!
+//! Pure and tick-driven: no I/O, no clock, no allocation inside `step`, bit-identical results
+//! for identical inputs. The daemon owns timing and feeds [`Controls`]; every step produces a
+//! [`CarTelemetry`] per car.
+#![deny(missing_docs)]
+
+pub mod controls;
+pub mod telemetry;
+
+pub use controls::{Controls, GearRequest};
+pub use telemetry::{
+    CarTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, SurfaceKind, WheelTelemetry,
+};
+pub mod world;
+pub use world::{CarId, World};

@@ -1,0 +1,5 @@
+//! rig-protocols: every byte format rigd speaks, encode and decode, no I/O.
+#![deny(missing_docs)]
+
+pub mod frame;
+pub use frame::{FfbStatus, Frame, LoopHealth};

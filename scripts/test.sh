@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs missing system packages, checks formatting and
+# lints, runs every crate's tests, then the checks that need real system parts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/ensure-deps.sh test
+
+echo "== cargo fmt --check" >&2
+cargo fmt --all -- --check
+echo "== cargo clippy (all targets, -D warnings)" >&2
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== cargo test (workspace)" >&2
+cargo test --workspace --quiet 2>&1 | tee /tmp/rigd-test.log
