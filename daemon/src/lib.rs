@@ -1,3 +1,6 @@
 //! rigd: the real-time sim-racing rig daemon.
 //!
 //! The binary (`src/main.rs`) is a thin CLI edge; everything it runs lives in these modules.
+
+pub mod handoff;
+pub mod rt_stage;

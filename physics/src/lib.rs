@@ -6,11 +6,15 @@
 #![deny(missing_docs)]
 
 pub mod controls;
+pub mod data;
+pub mod drivetrain;
 pub mod telemetry;
+pub mod track;
+pub mod world;
 
 pub use controls::{Controls, GearRequest};
+pub use data::DataError;
 pub use telemetry::{
     CarTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, SurfaceKind, WheelTelemetry,
 };
-pub mod world;
 pub use world::{CarId, World};

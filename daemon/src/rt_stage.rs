@@ -1,0 +1,32 @@
+//! What the real-time thread runs after each physics step: the output stages (force feedback,
+//! motion cueing, telemetry hand-off). A stage does its pure per-tick work on the RT thread and
+//! hands results to its own writer thread through a wait-free slot or ring.
+
+use rig_protocols::Frame;
+
+/// Why outputs must go to their safe state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// SIGTERM, SIGINT or a normal exit.
+    Exit,
+    /// The configuration is being reloaded (outputs resume with their ramp afterwards).
+    Reload,
+    /// Physics produced a non-finite value or the loop stalled.
+    Fault,
+    /// The user pressed the e-stop.
+    EmergencyStop,
+}
+
+/// An output stage driven by the RT thread.
+///
+/// Both methods run on the RT thread: they must not allocate, block, take a lock another thread
+/// can hold, or log.
+pub trait RtStage: Send {
+    /// Called once per tick with the frame just produced.
+    fn on_tick(&mut self, frame: &Frame);
+    /// Called on every exit path and fault: drive the output to its safe state now
+    /// (FFB to zero within this tick, motion towards park within its rate limits).
+    fn safe_stop(&mut self, reason: StopReason);
+    /// Called when ticking resumes after a `Reload` safe stop (FFB ramps in again).
+    fn resume(&mut self) {}
+}
