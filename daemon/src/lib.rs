@@ -4,3 +4,4 @@
 
 pub mod handoff;
 pub mod rt_stage;
+pub mod runtime;

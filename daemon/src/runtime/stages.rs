@@ -1,0 +1,27 @@
+//! Builds the output stages the RT thread runs after each physics step, from the config.
+//!
+//! Each output feature (telemetry, force feedback, motion) registers itself with ONE line in
+//! [`build_output_stages`]; the runtime never needs to know more about it. Stages are built off
+//! the RT thread (they may allocate and open devices here) and are then moved onto it.
+
+use anyhow::Result;
+use rig_config::Config;
+
+use crate::rt_stage::RtStage;
+
+/// The output stages for `config`, in the order they run each tick.
+///
+/// Every stage receives the player car's [`rig_protocols::Frame`] once per tick, and
+/// `safe_stop` on exit, reload, fault and e-stop. Building happens at start and on every
+/// SIGHUP reload (after the old stages were safe-stopped and dropped).
+pub fn build_output_stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
+    #[allow(unused_mut)] // the registrations below push into it
+    let mut stages: Vec<Box<dyn RtStage>> = Vec::new();
+    let _ = config;
+
+    // ---- Output registrations: one line per feature, e.g.
+    //      stages.extend(crate::telemetry_out::stages(config)?);
+    // ---- end of output registrations.
+
+    Ok(stages)
+}
