@@ -8,6 +8,7 @@
 pub mod controls;
 pub mod data;
 pub mod drivetrain;
+pub mod lap;
 pub mod telemetry;
 pub mod track;
 pub mod world;

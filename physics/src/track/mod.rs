@@ -78,12 +78,23 @@ pub struct BarrierHit {
 #[derive(Debug, Clone)]
 pub struct Track {
     length_m: f64,
+    /// Rise per metre along +x (0 for the flat plane).
+    grade: f64,
 }
 
 impl Track {
     /// A flat plane (skeleton).
     pub fn flat() -> Track {
-        Track { length_m: 1000.0 }
+        Track::plane(0.0)
+    }
+
+    /// An infinite asphalt plane without barriers rising along +x with `grade` (rise over run,
+    /// 0.10 for a 10 % slope): height `z = grade * x`. For slope and hill-hold tests.
+    pub fn plane(grade: f64) -> Track {
+        Track {
+            length_m: 1000.0,
+            grade,
+        }
     }
 
     /// Lap length, m.
@@ -92,10 +103,11 @@ impl Track {
     }
 
     /// Ground under (x, y).
-    pub fn ground(&self, _x: f64, _y: f64, _hint: &mut TrackHint) -> GroundHit {
+    pub fn ground(&self, x: f64, _y: f64, _hint: &mut TrackHint) -> GroundHit {
+        let norm = (1.0 + self.grade * self.grade).sqrt();
         GroundHit {
-            height_m: 0.0,
-            normal: [0.0, 0.0, 1.0],
+            height_m: self.grade * x,
+            normal: [-self.grade / norm, 0.0, 1.0 / norm],
             surface: Surface::ASPHALT,
         }
     }
@@ -123,7 +135,8 @@ impl Track {
 
     /// Start position (centre of the car on the ground) and yaw of grid slot `slot`.
     pub fn start_pose(&self, slot: usize) -> ([f64; 3], f64) {
-        ([-(slot as f64) * 8.0, 0.0, 0.0], 0.0)
+        let x = -(slot as f64) * 8.0;
+        ([x, 0.0, self.grade * x], 0.0)
     }
 
     /// Distances along the centreline where sectors 2 and 3 begin, m.
