@@ -2,4 +2,6 @@
 #![deny(missing_docs)]
 
 pub mod frame;
+pub mod motion;
+pub mod serial_input;
 pub use frame::{FfbStatus, Frame, LoopHealth};
