@@ -1,16 +1,124 @@
-//! `[loop]`: the real-time physics thread.
+//! `[loop]`: the real-time physics thread: rate, core, priority, wait strategy, catch-up and
+//! fault policy. Defaults follow docs/runtime.md (measured in the realtime reference):
+//! SCHED_FIFO 80 on the last core, plain absolute-deadline sleep, PM QoS held.
 use serde::Deserialize;
 
+use crate::problem::{Report, Validate};
+
+/// How the daemon asks the CPU not to enter deep idle states while it runs (PM QoS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PmQos {
+    /// No request: idle states stay as the system configured them.
+    Off,
+    /// Hold `/dev/cpu_dma_latency` open with `pm_qos_latency_us` for the daemon's lifetime
+    /// (every core; released automatically when the process exits).
+    DmaLatency,
+    /// Write `n/a` (poll only) to the RT core's `power/pm_qos_resume_latency_us`; only that
+    /// core pays; the previous value is restored on exit.
+    RtCore,
+}
+
 /// The `[loop]` section.
-#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LoopConfig {
-    /// Loop rate, Hz.
+    /// Loop rate, Hz (one physics step of 1 / rate_hz per tick), 100 ..= 2000.
     pub rate_hz: u32,
+    /// CPU core the physics thread is pinned to; absent = the last online core.
+    pub core: Option<u32>,
+    /// SCHED_FIFO priority of the physics thread, 1 ..= 98 (99 is left to the kernel's own
+    /// watchdog threads). Used when permitted (LimitRTPRIO, CAP_SYS_NICE or root).
+    pub priority: u8,
+    /// Lock the daemon's memory (mlockall, current pages and pages as they are touched) when
+    /// permitted (LimitMEMLOCK, CAP_IPC_LOCK or root).
+    pub lock_memory: bool,
+    /// Sleep until this many microseconds before each deadline, then spin to it (0 = pure
+    /// sleep, the default; 100 ..= 150 hides most wake-up latency at 10-15 % of a core).
+    pub spin_us: u32,
+    /// After a late wake-up, run at most this many extra physics steps to catch up with wall
+    /// time; anything later is dropped and counted (`dropped_time_ms` in the loop health).
+    pub max_catch_up_steps: u32,
+    /// PM QoS request held while running: `off`, `dma-latency` or `rt-core`.
+    pub pm_qos: PmQos,
+    /// Value written to `/dev/cpu_dma_latency` with `pm_qos = "dma-latency"`, microseconds.
+    pub pm_qos_latency_us: u32,
+    /// This many consecutive missed ticks put every output in its safe state (fault) until
+    /// the loop runs on time for a second again.
+    pub fault_after_missed_ticks: u32,
+    /// The systemd watchdog is no longer petted when the tick counter has not advanced for
+    /// this long, milliseconds.
+    pub stall_timeout_ms: u32,
 }
 
 impl Default for LoopConfig {
     fn default() -> Self {
-        LoopConfig { rate_hz: 1000 }
+        LoopConfig {
+            rate_hz: 1000,
+            core: None,
+            priority: 80,
+            lock_memory: true,
+            spin_us: 0,
+            max_catch_up_steps: 5,
+            pm_qos: PmQos::DmaLatency,
+            pm_qos_latency_us: 0,
+            fault_after_missed_ticks: 20,
+            stall_timeout_ms: 250,
+        }
     }
+}
+
+impl LoopConfig {
+    /// The tick period, nanoseconds.
+    pub fn period_ns(&self) -> u64 {
+        1_000_000_000 / u64::from(self.rate_hz.max(1))
+    }
+}
+
+impl Validate for LoopConfig {
+    fn validate(&self, field: &str, report: &mut Report) {
+        report.check_range(&format!("{field}.rate_hz"), self.rate_hz, 100..=2000);
+        report.check_range(&format!("{field}.priority"), self.priority, 1..=98);
+        let period_us = 1_000_000 / self.rate_hz.max(1);
+        if self.spin_us >= period_us {
+            report.problem(
+                format!("{field}.spin_us"),
+                format!(
+                    "{} us of spinning is not less than the {period_us} us tick period",
+                    self.spin_us
+                ),
+                "use 0 (pure sleep) or 100 ..= 150 to hide wake-up latency",
+            );
+        }
+        report.check_range(
+            &format!("{field}.max_catch_up_steps"),
+            self.max_catch_up_steps,
+            0..=50,
+        );
+        report.check_range(
+            &format!("{field}.fault_after_missed_ticks"),
+            self.fault_after_missed_ticks,
+            1..=10_000,
+        );
+        report.check_range(
+            &format!("{field}.stall_timeout_ms"),
+            self.stall_timeout_ms,
+            20..=10_000,
+        );
+        if let Some(core) = self.core {
+            let online = online_cores();
+            if core as usize >= online {
+                report.problem(
+                    format!("{field}.core"),
+                    format!("core {core} does not exist: this machine has {online} online cores (0 ..= {})", online - 1),
+                    "pick an existing core, or remove the key to use the last core",
+                );
+            }
+        }
+    }
+}
+
+/// Number of online CPU cores (at least 1).
+pub fn online_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
