@@ -4,4 +4,6 @@
 pub mod frame;
 pub mod motion;
 pub mod serial_input;
+pub mod telemetry;
 pub use frame::{FfbStatus, Frame, LoopHealth};
+pub use telemetry::{decode_any, detect, DashView, Decoded, Format, NATIVE_DEFAULT_PORT};
