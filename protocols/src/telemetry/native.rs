@@ -12,6 +12,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 use crate::frame::{FfbStatus, Frame, LoopHealth};
 use crate::telemetry::DecodeError;
+use rig_physics::telemetry::ShiftRefusal;
 use rig_physics::{
     CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, GearRequest, LapTelemetry,
     SurfaceKind, WheelTelemetry,
@@ -137,8 +138,14 @@ pub struct NativeDrivetrain {
     pub diff_transfer_torque_nm: [F64; 3],
     /// Per differential (front, rear, centre): bit 0 present, bit 1 locked.
     pub diff_flags: [u8; 3],
+    /// Torque through the clutch, N m (negative on overrun).
+    pub clutch_torque_nm: F64,
+    /// Reason of the last refused gear change ([`shift_refusal_code`]).
+    pub shift_refusal: u8,
+    /// Refused gear changes so far (wrapping).
+    pub shift_refusal_count: U32,
 }
-const _: () = assert!(core::mem::size_of::<NativeDrivetrain>() == 62);
+const _: () = assert!(core::mem::size_of::<NativeDrivetrain>() == 75);
 
 /// Controls (5 f64 + 3 bytes = 43 bytes).
 #[derive(
@@ -256,22 +263,47 @@ pub struct NativePacket {
     pub motion: NativeMotion,
     /// Bytes 230..686: FL, FR, RL, RR.
     pub wheels: [NativeWheel; 4],
-    /// Bytes 686..748.
+    /// Bytes 686..761.
     pub drivetrain: NativeDrivetrain,
-    /// Bytes 748..791.
+    /// Bytes 761..804.
     pub controls: NativeControls,
-    /// Bytes 791..824.
+    /// Bytes 804..837.
     pub steering: NativeSteering,
-    /// Bytes 824..927.
+    /// Bytes 837..940.
     pub lap: NativeLap,
-    /// Bytes 927..999.
+    /// Bytes 940..1012.
     pub health: NativeHealth,
 }
-const _: () = assert!(core::mem::size_of::<NativePacket>() == 999);
+const _: () = assert!(core::mem::size_of::<NativePacket>() == 1012);
 
 /// The u8 code of a surface: 0 asphalt, 1 kerb, 2 grass, 3 gravel, 4 wet.
 pub fn surface_code(surface: SurfaceKind) -> u8 {
     surface as u8
+}
+
+/// The u8 code of a shift refusal: 0 none, 1 reverse too fast, 2 clutch required, 3 no such
+/// gear, 4 one gear at a time, 5 shift in progress.
+pub fn shift_refusal_code(refusal: ShiftRefusal) -> u8 {
+    match refusal {
+        ShiftRefusal::None => 0,
+        ShiftRefusal::ReverseTooFast => 1,
+        ShiftRefusal::ClutchRequired => 2,
+        ShiftRefusal::NoSuchGear => 3,
+        ShiftRefusal::OneGearAtATime => 4,
+        ShiftRefusal::ShiftInProgress => 5,
+    }
+}
+
+fn shift_refusal_from_code(code: u8) -> Result<ShiftRefusal, DecodeError> {
+    Ok(match code {
+        0 => ShiftRefusal::None,
+        1 => ShiftRefusal::ReverseTooFast,
+        2 => ShiftRefusal::ClutchRequired,
+        3 => ShiftRefusal::NoSuchGear,
+        4 => ShiftRefusal::OneGearAtATime,
+        5 => ShiftRefusal::ShiftInProgress,
+        other => return Err(DecodeError::invalid("rigd native", "shift_refusal", other)),
+    })
 }
 
 fn surface_from_code(code: u8) -> Result<SurfaceKind, DecodeError> {
@@ -281,7 +313,7 @@ fn surface_from_code(code: u8) -> Result<SurfaceKind, DecodeError> {
         2 => SurfaceKind::Grass,
         3 => SurfaceKind::Gravel,
         4 => SurfaceKind::Wet,
-        other => return Err(DecodeError::invalid("native", "surface", other)),
+        other => return Err(DecodeError::invalid("rigd native", "surface", other)),
     })
 }
 
@@ -333,6 +365,9 @@ fn encode_drivetrain(d: &DrivetrainTelemetry) -> NativeDrivetrain {
         diff_flags: d
             .diffs
             .map(|x| u8::from(x.present) | u8::from(x.locked) << 1),
+        clutch_torque_nm: F64::new(d.clutch_torque_nm),
+        shift_refusal: shift_refusal_code(d.shift_refusal),
+        shift_refusal_count: U32::new(d.shift_refusal_count),
     }
 }
 
@@ -537,6 +572,9 @@ impl NativePacket {
                 clutch_locked: bit(d.flags, 1),
                 shifting: bit(d.flags, 2),
                 diffs,
+                clutch_torque_nm: d.clutch_torque_nm.get(),
+                shift_refusal: shift_refusal_from_code(d.shift_refusal)?,
+                shift_refusal_count: d.shift_refusal_count.get(),
             },
             lap: LapTelemetry {
                 distance_m: l.distance_m.get(),
