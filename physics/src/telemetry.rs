@@ -16,6 +16,7 @@
 //! renamed or removed without updating every consumer.
 
 use crate::controls::Controls;
+pub use crate::drivetrain::gearbox::ShiftRefusal;
 
 /// Index of the front-left wheel in every per-wheel array.
 pub const WHEEL_FL: usize = 0;
@@ -114,6 +115,12 @@ pub struct DrivetrainTelemetry {
     pub shifting: bool,
     /// Front, rear and centre differentials.
     pub diffs: [DiffTelemetry; 3],
+    /// Torque the clutch passes from the engine to the gearbox, N m (negative on overrun).
+    pub clutch_torque_nm: f64,
+    /// Reason of the most recent refused gear change ([`ShiftRefusal::None`] if none yet).
+    pub shift_refusal: ShiftRefusal,
+    /// Refused gear changes so far (wrapping): a change of value signals a new refusal.
+    pub shift_refusal_count: u32,
 }
 
 /// Index of the front differential in [`DrivetrainTelemetry::diffs`].

@@ -1,12 +1,39 @@
-//! The torque path from the engine to the wheels and the rotational update of the wheels.
+//! The torque path from the engine to the wheels and the rotational update of the wheels:
+//! engine -> clutch -> gearbox -> centre diff -> front/rear diffs -> wheels (seeds 000, 002,
+//! 004; reference physics.md 2b and 5).
 //!
-//! CONTRACT SKELETON (direct drive: throttle times a fixed wheel torque on the rear wheels,
-//! brakes with velocity reversal, implicit tyre coupling). The drivetrain work replaces the
-//! bodies with engine, clutch, gearbox and differentials; the signatures stay.
+//! Each step builds one small implicit problem over the driveline's rotational degrees of
+//! freedom ([`layout`]): the engine's inertia, the wheels' inertias with their tyres' implicit
+//! road-torque slopes, viscous couplings, explicit combustion torque, and friction joints for
+//! everything that can lock (clutch, differential locks, brakes on driven wheels, engine drag,
+//! gear losses). [`solver`] finds the end-of-step speeds with Racer's locked states made exact:
+//! nothing reverses within a step, locked parts turn as one, so it is stable at 1 kHz with
+//! stiff tyres and never chatters. Undriven wheels spin on their own ([`implicit_wheel_update`]).
+//!
+//! Invariants: no allocation in [`Drivetrain::step`], no transcendental functions per step,
+//! deterministic, and non-finite inputs never produce non-finite outputs.
+
+pub mod clutch;
+pub mod differential;
+pub mod engine;
+pub mod gearbox;
+pub mod layout;
+pub mod solver;
+pub mod spec;
+
+pub use gearbox::{GearEvent, ShiftRefusal};
+pub use spec::{
+    ClutchSpec, DifferentialSpec, DrivetrainSpec, EngineSpec, GearboxSpec, Layout, ShiftMode,
+};
 
 use crate::controls::Controls;
-use crate::telemetry::DrivetrainTelemetry;
-use serde::Deserialize;
+use crate::telemetry::{DiffTelemetry, DrivetrainTelemetry};
+use clutch::Clutch;
+use differential::Coupling;
+use engine::Engine;
+use gearbox::Gearbox;
+use layout::LayoutMap;
+use solver::{Joint, Problem, MAX_DOFS};
 
 /// What the car hands the driveline for one wheel each step.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -25,28 +52,91 @@ pub struct WheelSpinInput {
     pub brake_torque_nm: f64,
 }
 
-/// The `[drivetrain]` table of a car document.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DrivetrainSpec {
-    /// Skeleton: peak torque at the driven wheels, N m.
-    pub wheel_torque_nm: f64,
-}
+/// Wheel radius assumed for the reverse-gear speed check until the car sets its own, m.
+pub const DEFAULT_WHEEL_RADIUS_M: f64 = 0.3;
+
+// Joint slots: each keeps its lock state across steps.
+const SLOT_CLUTCH: usize = 0;
+const SLOT_ENGINE_DRAG: usize = 1;
+const SLOT_GEAR_LOSS: usize = 2;
+const SLOT_DIFF: usize = 3; // + telemetry diff index (front, rear, centre)
+const SLOT_BRAKE: usize = 6; // + wheel index
+const SLOTS: usize = 10;
 
 /// Engine, clutch, gearbox and differentials of one car.
 #[derive(Debug, Clone)]
 pub struct Drivetrain {
-    spec: DrivetrainSpec,
+    engine: Engine,
+    clutch: Clutch,
+    gearbox: Gearbox,
+    map: LayoutMap,
+    couplings: [Coupling; 3],
+    wheel_radius_m: f64,
+    slot_locked: [bool; SLOTS],
+    slot_used: [bool; SLOTS],
+    clutch_torque_nm: f64,
     drive_torque_nm: [f64; 4],
+    last_event: Option<GearEvent>,
+    telemetry: DrivetrainTelemetry,
 }
 
 impl Drivetrain {
-    /// Builds the drivetrain from its validated spec.
+    /// Builds the drivetrain from its validated spec: engine running at idle, neutral.
     pub fn new(spec: &DrivetrainSpec) -> Drivetrain {
-        Drivetrain {
-            spec: spec.clone(),
+        let map = LayoutMap::new(spec.layout, spec.front_torque_fraction.unwrap_or(0.5));
+        let coupling = |d: &Option<DifferentialSpec>| {
+            d.as_ref()
+                .map(Coupling::from_spec)
+                .unwrap_or(Coupling::Open)
+        };
+        let engine = Engine::new(&spec.engine);
+        let mut drivetrain = Drivetrain {
+            clutch: Clutch::new(&spec.clutch, spec.engine.idle_rpm),
+            gearbox: Gearbox::new(&spec.gearbox),
+            map,
+            couplings: [
+                coupling(&spec.front_differential),
+                coupling(&spec.rear_differential),
+                coupling(&spec.centre_differential),
+            ],
+            wheel_radius_m: DEFAULT_WHEEL_RADIUS_M,
+            slot_locked: [false; SLOTS],
+            slot_used: [false; SLOTS],
+            clutch_torque_nm: 0.0,
             drive_torque_nm: [0.0; 4],
+            last_event: None,
+            telemetry: DrivetrainTelemetry::default(),
+            engine,
+        };
+        drivetrain.telemetry = DrivetrainTelemetry {
+            engine_rpm: drivetrain.engine.rpm(),
+            max_rpm: spec.engine.rev_limit_rpm,
+            idle_rpm: spec.engine.idle_rpm,
+            engine_running: true,
+            forward_gears: drivetrain.gearbox.forward_gears(),
+            ..DrivetrainTelemetry::default()
+        };
+        for place in drivetrain.map.diffs.iter().flatten() {
+            drivetrain.telemetry.diffs[place.telemetry_index].present = true;
         }
+        drivetrain
+    }
+
+    /// Sets the driven wheels' rolling radius, m, used to judge walking pace for reverse.
+    pub fn set_wheel_radius_m(&mut self, radius_m: f64) {
+        if radius_m.is_finite() && radius_m > 0.0 {
+            self.wheel_radius_m = radius_m;
+        }
+    }
+
+    /// The gear event of the last step (a change started or refused), if any.
+    pub fn last_event(&self) -> Option<GearEvent> {
+        self.last_event
+    }
+
+    /// Engine speed, rad/s.
+    pub fn engine_omega_radps(&self) -> f64 {
+        self.engine.omega_radps
     }
 
     /// Advances the driveline and the wheels one step; returns the new wheel spin rates.
@@ -56,12 +146,60 @@ impl Drivetrain {
         wheels: &[WheelSpinInput; 4],
         dt_s: f64,
     ) -> [f64; 4] {
-        let drive = controls.throttle * self.spec.wheel_torque_nm * 0.5;
-        self.drive_torque_nm = [0.0, 0.0, drive, drive];
-        let mut out = [0.0; 4];
-        for (i, w) in wheels.iter().enumerate() {
-            out[i] = implicit_wheel_update(w, self.drive_torque_nm[i], dt_s);
+        let controls = controls.sanitized();
+        self.shift(&controls, wheels);
+        let ratio = self.gearbox.total_ratio();
+        let torques = self.engine.torques(
+            controls.throttle,
+            controls.ignition && controls.starter,
+            self.gearbox.torque_cut(),
+        );
+        let clutch_capacity = self.clutch.capacity_nm(controls.clutch, self.engine.rpm());
+        let problem = self.build_problem(wheels, ratio, torques, clutch_capacity, dt_s);
+        let solution = solver::solve(&problem, dt_s);
+
+        // Map joint results back to their slots.
+        let mut slot_torque = [0.0; SLOTS];
+        let mut joint = 0;
+        self.slot_locked = [false; SLOTS];
+        for (slot, used) in self.slot_used.iter().enumerate() {
+            if *used {
+                slot_torque[slot] = solution.torque_nm[joint];
+                self.slot_locked[slot] = solution.locked[joint];
+                joint += 1;
+            }
         }
+
+        let x = solution.velocity;
+        let mut out = [0.0; 4];
+        for (w, input) in wheels.iter().enumerate() {
+            if self.map.driven[w] {
+                let omega = dot(&self.map.wheel_rows[w], &x, self.map.dofs);
+                let accel_torque = input.inertia_kgm2 * (omega - input.omega_radps) / dt_s;
+                let road =
+                    input.road_torque_nm + input.road_torque_slope * (omega - input.omega_radps);
+                self.drive_torque_nm[w] = accel_torque - road - slot_torque[SLOT_BRAKE + w];
+                // A locked brake holds the wheel at exactly zero (no round-off sign flips).
+                out[w] = if self.slot_locked[SLOT_BRAKE + w] {
+                    0.0
+                } else {
+                    omega
+                };
+            } else {
+                self.drive_torque_nm[w] = 0.0;
+                out[w] = implicit_wheel_update(input, 0.0, dt_s);
+            }
+        }
+        self.engine.omega_radps = if self.slot_locked[SLOT_ENGINE_DRAG] {
+            0.0
+        } else {
+            x[0]
+        };
+        self.clutch_torque_nm = slot_torque[SLOT_CLUTCH];
+        self.gearbox.advance(dt_s);
+        self.engine.update_running(controls.ignition);
+        self.guard_finite(&mut out);
+        self.update_telemetry(&x, &slot_torque, torques.drive_nm);
         out
     }
 
@@ -72,8 +210,185 @@ impl Drivetrain {
 
     /// Engine, gearbox and differential channels.
     pub fn telemetry(&self) -> DrivetrainTelemetry {
-        DrivetrainTelemetry::default()
+        self.telemetry
     }
+
+    /// Builds the step's implicit problem and records which joint slots it uses.
+    fn build_problem(
+        &mut self,
+        wheels: &[WheelSpinInput; 4],
+        ratio: f64,
+        torques: engine::EngineTorques,
+        clutch_capacity_nm: f64,
+        dt_s: f64,
+    ) -> Problem {
+        let n = self.map.dofs;
+        let mut p = Problem {
+            dofs: n,
+            ..Problem::default()
+        };
+        let engine_inertia = self.engine.spec().inertia_kgm2;
+        let omega_e = self.engine.omega_radps;
+        p.mass[0][0] = engine_inertia;
+        p.momentum[0] = engine_inertia * omega_e + dt_s * torques.drive_nm;
+        p.start_velocity[0] = omega_e;
+        let mut omegas = [0.0; 4];
+        for (w, input) in wheels.iter().enumerate() {
+            omegas[w] = input.omega_radps;
+            if !self.map.driven[w] {
+                continue;
+            }
+            let row = &self.map.wheel_rows[w];
+            let inertia = input.inertia_kgm2 - dt_s * input.road_torque_slope;
+            let momentum = input.inertia_kgm2 * input.omega_radps
+                + dt_s * (input.road_torque_nm - input.road_torque_slope * input.omega_radps);
+            for i in 1..n {
+                p.momentum[i] += row[i] * momentum;
+                for j in 1..n {
+                    p.mass[i][j] += inertia * row[i] * row[j];
+                }
+            }
+        }
+        for i in 1..n {
+            let row = &self.map.coordinate_rows[i];
+            p.start_velocity[i] =
+                row[0] * omegas[0] + row[1] * omegas[1] + row[2] * omegas[2] + row[3] * omegas[3];
+        }
+
+        self.slot_used = [false; SLOTS];
+        let mut add = |p: &mut Problem, slot: usize, row: [f64; MAX_DOFS], capacity_nm: f64| {
+            if capacity_nm > 0.0 {
+                p.joints[p.joint_count] = Joint {
+                    row,
+                    capacity_nm,
+                    was_locked: self.slot_locked[slot],
+                };
+                p.joint_count += 1;
+                self.slot_used[slot] = true;
+            }
+        };
+        let unit = |i: usize| {
+            let mut row = [0.0; MAX_DOFS];
+            row[i] = 1.0;
+            row
+        };
+        if ratio != 0.0 {
+            add(
+                &mut p,
+                SLOT_CLUTCH,
+                [1.0, -ratio, 0.0, 0.0, 0.0],
+                clutch_capacity_nm,
+            );
+        }
+        add(&mut p, SLOT_ENGINE_DRAG, unit(0), torques.drag_nm);
+        if ratio != 0.0 {
+            let loss = (1.0 - self.gearbox.efficiency()) * (ratio * self.clutch_torque_nm).abs();
+            add(&mut p, SLOT_GEAR_LOSS, unit(1), loss);
+        }
+        for (index, place) in self.map.diffs.iter().enumerate() {
+            let Some(place) = place else { continue };
+            let coupling = &self.couplings[index];
+            let d = place.delta_dof;
+            p.mass[d][d] += dt_s * coupling.viscous_coefficient();
+            let side = |wheels_on_side: [usize; 2]| {
+                let mut torque = 0.0;
+                let mut omega = 0.0;
+                for &w in &wheels_on_side[..place.wheels_per_side] {
+                    torque += wheels[w].road_torque_nm;
+                    omega += wheels[w].omega_radps;
+                }
+                (torque, omega)
+            };
+            let (reaction_a, omega_a) = side(place.wheels_a);
+            let (reaction_b, omega_b) = side(place.wheels_b);
+            let capacity = coupling.friction_capacity_nm(reaction_a, reaction_b, omega_a + omega_b);
+            add(&mut p, SLOT_DIFF + index, unit(d), capacity);
+        }
+        for (w, input) in wheels.iter().enumerate() {
+            if self.map.driven[w] {
+                add(
+                    &mut p,
+                    SLOT_BRAKE + w,
+                    self.map.wheel_rows[w],
+                    input.brake_torque_nm,
+                );
+            }
+        }
+        p
+    }
+
+    /// Replaces non-finite results (only possible from non-finite inputs) with rest.
+    fn guard_finite(&mut self, out: &mut [f64; 4]) {
+        let finite = self.engine.omega_radps.is_finite()
+            && out.iter().all(|v| v.is_finite())
+            && self.drive_torque_nm.iter().all(|v| v.is_finite());
+        if !finite {
+            *out = out.map(|v| if v.is_finite() { v } else { 0.0 });
+            self.drive_torque_nm = [0.0; 4];
+            if !self.engine.omega_radps.is_finite() {
+                self.engine.omega_radps = 0.0;
+            }
+            self.clutch_torque_nm = 0.0;
+            self.slot_locked = [false; SLOTS];
+        }
+    }
+
+    /// Refreshes the telemetry record after a step.
+    fn update_telemetry(&mut self, x: &[f64; MAX_DOFS], slot_torque: &[f64; SLOTS], drive_nm: f64) {
+        let t = &mut self.telemetry;
+        t.engine_rpm = self.engine.rpm();
+        t.engine_torque_nm = drive_nm + slot_torque[SLOT_ENGINE_DRAG];
+        t.engine_running = self.engine.running;
+        t.gear = self.gearbox.gear();
+        t.shifting = self.gearbox.shifting();
+        t.clutch_locked = self.slot_used[SLOT_CLUTCH] && self.slot_locked[SLOT_CLUTCH];
+        t.clutch_torque_nm = -slot_torque[SLOT_CLUTCH];
+        for (index, place) in self.map.diffs.iter().enumerate() {
+            let Some(place) = place else { continue };
+            let slot = SLOT_DIFF + index;
+            let friction = DiffTelemetry {
+                present: true,
+                locked: self.slot_used[slot] && self.slot_locked[slot],
+                transfer_torque_nm: slot_torque[slot].abs(),
+            };
+            t.diffs[place.telemetry_index] = match self.couplings[index] {
+                Coupling::Viscous(c) => DiffTelemetry {
+                    present: true,
+                    locked: false,
+                    transfer_torque_nm: c * x[place.delta_dof].abs(),
+                },
+                _ => friction,
+            };
+        }
+    }
+
+    /// Handles the gear request and records the event.
+    fn shift(&mut self, controls: &Controls, wheels: &[WheelSpinInput; 4]) {
+        let mut sum = 0.0;
+        let mut count = 0.0;
+        for (w, input) in wheels.iter().enumerate() {
+            if self.map.driven[w] {
+                sum += input.omega_radps;
+                count += 1.0;
+            }
+        }
+        let speed_mps = sum / count * self.wheel_radius_m;
+        self.last_event = self
+            .gearbox
+            .request(controls.gear_request, controls.clutch, speed_mps);
+        if let Some(GearEvent::Refused { reason, .. }) = self.last_event {
+            self.telemetry.shift_refusal = reason;
+            self.telemetry.shift_refusal_count = self.telemetry.shift_refusal_count.wrapping_add(1);
+        }
+    }
+}
+
+fn dot(a: &[f64; MAX_DOFS], b: &[f64; MAX_DOFS], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        s += a[i] * b[i];
+    }
+    s
 }
 
 /// One implicit step of a free wheel with drive torque, tyre coupling and a velocity-reversal
