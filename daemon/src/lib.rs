@@ -2,7 +2,16 @@
 //!
 //! The binary (`src/main.rs`) is a thin CLI edge; everything it runs lives in these modules.
 
+pub mod bench;
+pub mod check;
+pub mod cli;
+pub mod devices;
+pub mod ffb;
 pub mod handoff;
+pub mod input;
+pub mod maneuver;
 pub mod motion;
 pub mod rt_stage;
 pub mod runtime;
+pub mod signals;
+pub mod systemd;

@@ -50,14 +50,29 @@ pub(crate) fn deserialize_collecting(text: &str, origin: &str) -> (Config, Vec<P
         let message = err.message().trim().to_string();
         let Some(field) = remove_deepest(root.get_mut(), &span) else {
             // Nothing left to remove: report it and fall back to the defaults.
-            problems.push(problem_from_error(text, origin, &span, String::new(), message));
+            problems.push(problem_from_error(
+                text,
+                origin,
+                &span,
+                String::new(),
+                message,
+            ));
             return (Config::default(), problems);
         };
         // A required key whose bad value was removed shows up again as "missing": once is enough.
-        let repeated = missing_key(&message)
-            .is_some_and(|key| removed_fields.iter().any(|f| f.ends_with(&format!(".{key}"))));
+        let repeated = missing_key(&message).is_some_and(|key| {
+            removed_fields
+                .iter()
+                .any(|f| f.ends_with(&format!(".{key}")))
+        });
         if !repeated {
-            problems.push(problem_from_error(text, origin, &span, field.clone(), message));
+            problems.push(problem_from_error(
+                text,
+                origin,
+                &span,
+                field.clone(),
+                message,
+            ));
         }
         removed_fields.push(field);
     }
@@ -117,7 +132,11 @@ enum Step {
     Index(usize),
 }
 
-fn find_deepest(table: &DeTable<'_>, span: &Range<usize>, path: &mut Vec<Step>) -> Option<Vec<Step>> {
+fn find_deepest(
+    table: &DeTable<'_>,
+    span: &Range<usize>,
+    path: &mut Vec<Step>,
+) -> Option<Vec<Step>> {
     let mut best: Option<Vec<Step>> = None;
     for (key, value) in table.iter() {
         path.push(Step::Key(key.get_ref().to_string()));
@@ -134,7 +153,11 @@ fn find_deepest(table: &DeTable<'_>, span: &Range<usize>, path: &mut Vec<Step>) 
     best
 }
 
-fn search_value(value: &Spanned<DeValue<'_>>, span: &Range<usize>, path: &mut Vec<Step>) -> Option<Vec<Step>> {
+fn search_value(
+    value: &Spanned<DeValue<'_>>,
+    span: &Range<usize>,
+    path: &mut Vec<Step>,
+) -> Option<Vec<Step>> {
     match value.get_ref() {
         DeValue::Table(table) => find_deepest(table, span, path),
         DeValue::Array(items) => {
@@ -142,7 +165,8 @@ fn search_value(value: &Spanned<DeValue<'_>>, span: &Range<usize>, path: &mut Ve
             for (index, item) in items.iter().enumerate() {
                 path.push(Step::Index(index));
                 let deeper = search_value(item, span, path);
-                let candidate = deeper.or_else(|| contains(&item.span(), span).then(|| path.clone()));
+                let candidate =
+                    deeper.or_else(|| contains(&item.span(), span).then(|| path.clone()));
                 if let Some(candidate) = candidate {
                     if best.as_ref().is_none_or(|b| candidate.len() > b.len()) {
                         best = Some(candidate);
@@ -252,7 +276,9 @@ fn key_offset(table: &DeTable<'_>, steps: &[Step]) -> Option<usize> {
     let (Step::Key(first), rest) = steps.split_first()? else {
         return None;
     };
-    let (key, value) = table.iter().find(|(k, _)| k.get_ref().as_ref() == first.as_str())?;
+    let (key, value) = table
+        .iter()
+        .find(|(k, _)| k.get_ref().as_ref() == first.as_str())?;
     if rest.is_empty() {
         return Some(key.span().start);
     }

@@ -21,7 +21,10 @@ fn toml_files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn every_example_config_parses_without_problems() {
     let examples = toml_files(&repo_root().join("examples"));
-    assert!(!examples.is_empty(), "examples/ holds the commented configs");
+    assert!(
+        !examples.is_empty(),
+        "examples/ holds the commented configs"
+    );
     for path in examples {
         if let Err(err) = rig_config::load(&path) {
             panic!("{} must parse cleanly:\n{err}", path.display());
@@ -55,7 +58,11 @@ fn expectations(text: &str) -> Vec<Expectation> {
         .filter_map(|l| l.strip_prefix("# expect: "))
         .map(|spec| {
             let parts: Vec<&str> = spec.split(" | ").collect();
-            assert_eq!(parts.len(), 3, "expect line `{spec}`: POS FIELD | message | fix");
+            assert_eq!(
+                parts.len(),
+                3,
+                "expect line `{spec}`: POS FIELD | message | fix"
+            );
             let (position, field) = parts[0].split_once(' ').unwrap_or((parts[0], ""));
             let (line, column) = position.split_once(':').unwrap();
             Expectation {
@@ -77,7 +84,11 @@ fn invalid_fixtures_report_every_problem_with_position_field_and_fix() {
     for path in fixtures {
         let text = std::fs::read_to_string(&path).unwrap();
         let expected = expectations(&text);
-        assert!(!expected.is_empty(), "{} has no `# expect:` lines", path.display());
+        assert!(
+            !expected.is_empty(),
+            "{} has no `# expect:` lines",
+            path.display()
+        );
         let problems = match rig_config::load(&path) {
             Ok(_) => panic!("{} must be rejected", path.display()),
             Err(rig_config::ConfigError::Invalid(problems)) => problems,
@@ -111,7 +122,12 @@ fn invalid_fixtures_report_every_problem_with_position_field_and_fix() {
                 listing.join("\n")
             );
             let shown = found.unwrap().to_string();
-            assert!(shown.starts_with(&format!("{}:{}:{}: ", path.display(), want.line, want.column)));
+            assert!(shown.starts_with(&format!(
+                "{}:{}:{}: ",
+                path.display(),
+                want.line,
+                want.column
+            )));
         }
     }
 }
@@ -120,7 +136,17 @@ fn invalid_fixtures_report_every_problem_with_position_field_and_fix() {
 fn json_schema_names_every_section_and_loop_key() {
     let schema: serde_json::Value = serde_json::from_str(&rig_config::json_schema()).unwrap();
     let text = schema.to_string();
-    for key in ["sim", "loop", "telemetry", "devices", "motion", "rate_hz", "spin_us", "max_catch_up_steps", "robots"] {
+    for key in [
+        "sim",
+        "loop",
+        "telemetry",
+        "devices",
+        "motion",
+        "rate_hz",
+        "spin_us",
+        "max_catch_up_steps",
+        "robots",
+    ] {
         assert!(text.contains(&format!("\"{key}\"")), "schema lacks {key}");
     }
 }

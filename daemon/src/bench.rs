@@ -1,0 +1,101 @@
+//! `rigd bench loop`: the real RT loop (world, robots, stages from the config) run for a set
+//! time, then wake-latency percentiles, late-tick counts and tick-work percentiles, in the
+//! same terms as cyclictest (latency = wake-up time minus the absolute deadline).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use rig_config::Config;
+
+use crate::runtime::health::HealthTotals;
+use crate::runtime::player_input::PlayerInput;
+use crate::runtime::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use crate::runtime::rt_setup::{self, PmQosGuard};
+use crate::runtime::rt_thread::RtThread;
+use crate::runtime::simulation::Simulation;
+use crate::runtime::stages::build_output_stages;
+
+/// Runs the loop of `config` for `seconds` and prints the report.
+pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
+    let mut refused = Vec::new();
+    if config.realtime.lock_memory {
+        if let Err(e) = rt_setup::lock_memory() {
+            refused.push(e);
+        }
+    }
+    let core = config
+        .realtime
+        .core
+        .map_or_else(rt_setup::last_core, |c| c as usize);
+    let _pm_qos = PmQosGuard::request(
+        config.realtime.pm_qos,
+        config.realtime.pm_qos_latency_us,
+        core,
+    )
+    .unwrap_or_else(|e| {
+        refused.push(e);
+        PmQosGuard::None
+    });
+    let sim = Simulation::build(&config.sim, config.realtime.rate_hz)?;
+    let cars = sim.car_count();
+    let (_input_writer, input) = crate::handoff::latest_value(PlayerInput::DISCONNECTED);
+    let (slots, _readers) = FrameSlots::new(1);
+    let parts = LoopParts {
+        sim,
+        stages: build_output_stages(config)?,
+        input,
+        slots,
+    };
+    let shared = Arc::new(LoopShared::default());
+    let rt_loop = RtLoop::new(
+        parts,
+        LoopTiming::from_config(&config.realtime),
+        shared.clone(),
+    );
+    let (rt, rt_refused) = RtThread::spawn(rt_loop, core, config.realtime.priority)?;
+    refused.extend(rt_refused);
+    if let Some(warning) = rt_setup::warning(&refused) {
+        tracing::warn!("{warning}");
+    }
+    std::thread::sleep(Duration::from_secs_f64(seconds.max(0.1)));
+    shared.request(Command::Exit);
+    let exit = rt.join()?;
+    let policy = if refused.iter().any(|r| r.what.starts_with("SCHED_FIFO")) {
+        "SCHED_OTHER (FIFO refused)".to_string()
+    } else {
+        format!("SCHED_FIFO {}", config.realtime.priority)
+    };
+    println!(
+        "rigd bench loop: {seconds} s at {} Hz, {policy}, core {core}, mlockall {}, pm_qos {:?}, spin {} us, {cars} car(s)",
+        config.realtime.rate_hz,
+        if refused.iter().any(|r| r.what.starts_with("memory")) || !config.realtime.lock_memory { "no" } else { "yes" },
+        config.realtime.pm_qos,
+        config.realtime.spin_us,
+    );
+    print!("{}", report(&exit.totals));
+    Ok(())
+}
+
+/// The report lines (stable format: scripts/bench-loop.sh parses them).
+pub fn report(t: &HealthTotals) -> String {
+    format!(
+        "wake latency us: samples {} p50 {:.0} p99 {:.0} p99.9 {:.0} max {:.0}\n\
+         late wake-ups: >100us {} >250us {} >1ms {}; missed ticks {}; dropped time {:.1} ms\n\
+         tick work us: p50 {:.0} p99 {:.0} p99.9 {:.0} max {:.0}\n",
+        t.wake.samples(),
+        t.wake.percentile_us(50.0),
+        t.wake.percentile_us(99.0),
+        t.wake.percentile_us(99.9),
+        t.wake.max_us(),
+        t.late_100us,
+        t.late_250us,
+        t.late_1ms,
+        t.missed_ticks,
+        t.dropped_ns as f64 / 1e6,
+        t.work.percentile_us(50.0),
+        t.work.percentile_us(99.0),
+        t.work.percentile_us(99.9),
+        t.work.max_us(),
+    )
+}

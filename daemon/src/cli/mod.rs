@@ -1,0 +1,109 @@
+//! The `rigd` command line (clap derive; doc comments are the help text) and the one place
+//! errors become exit codes: 0 ok, 2 bad configuration, 1 anything else.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueHint};
+
+/// rigd: real-time sim-racing rig daemon (1000 Hz physics on a pinned core, wheel and pedal
+/// input, force feedback, motion platforms, UDP telemetry).
+#[derive(Debug, Parser)]
+#[command(name = "rigd", version)]
+pub struct Cli {
+    /// Configuration file (TOML). Without it rigd runs on the embedded defaults (see
+    /// examples/rigd.toml for every key).
+    #[arg(short = 'c', long, global = true, value_hint = ValueHint::FilePath)]
+    pub config: Option<PathBuf>,
+    /// What to do (default: run).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the daemon (the default): physics loop, devices, outputs, until SIGTERM/Ctrl-C.
+    /// SIGHUP reloads the configuration.
+    Run(RunArgs),
+    /// Check a configuration file and report every problem (file:line:column: field:
+    /// message, and the fix). Exit 0 when valid, 2 when not.
+    CheckConfig {
+        /// The file to check (default: the --config file).
+        #[arg(value_hint = ValueHint::FilePath)]
+        file: Option<PathBuf>,
+        /// Print the configuration's JSON schema instead (for editors).
+        #[arg(long)]
+        schema: bool,
+    },
+    /// Print the configuration's JSON schema (for editor completion and checks).
+    Schema,
+    /// List input devices (wheels, pedals, shifters) with their ids, axes and force feedback.
+    Devices,
+    /// Run a scripted driving maneuver on the physics alone and print its trace as CSV.
+    Maneuver(ManeuverArgs),
+    /// Benchmarks.
+    Bench {
+        /// Which benchmark.
+        #[command(subcommand)]
+        which: BenchCommand,
+    },
+}
+
+/// Options of `rigd run`.
+#[derive(Debug, Default, clap::Args)]
+pub struct RunArgs {
+    /// Never draw the live display, even on a terminal.
+    #[arg(long)]
+    pub no_display: bool,
+    /// Test hook: the physics thread stops ticking this many ms after start (it still exits
+    /// on SIGTERM). Used by the watchdog test only.
+    #[arg(long, hide = true)]
+    pub test_stall_rt_after_ms: Option<u64>,
+}
+
+/// Options of `rigd maneuver`.
+#[derive(Debug, clap::Args)]
+pub struct ManeuverArgs {
+    /// Maneuver name (see `rigd maneuver --list`).
+    pub name: Option<String>,
+    /// List the maneuvers.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// The benchmarks.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Run the real loop (config's [loop] and [sim]) and print wake-latency percentiles,
+    /// late-tick counts and tick-work percentiles.
+    Loop {
+        /// How long to run, seconds.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Robot cars besides the player car (overrides [sim] robots).
+        #[arg(long)]
+        robots: Option<u32>,
+        /// Core (overrides [loop] core).
+        #[arg(long)]
+        core: Option<u32>,
+        /// SCHED_FIFO priority (overrides [loop] priority).
+        #[arg(long)]
+        priority: Option<u8>,
+    },
+}
+
+/// Exit code for an error (one place, so the systemd unit's RestartPreventExitStatus=2 holds).
+pub fn exit_code(err: &anyhow::Error) -> i32 {
+    let bad_config = err.chain().any(|cause| {
+        cause.downcast_ref::<rig_config::ConfigError>().is_some()
+            || matches!(
+                cause.downcast_ref::<crate::runtime::service::RunError>(),
+                Some(crate::runtime::service::RunError::Config(_))
+            )
+    });
+    if bad_config {
+        2
+    } else {
+        1
+    }
+}

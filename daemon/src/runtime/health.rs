@@ -1,0 +1,161 @@
+//! Loop health as the RT thread measures it: wake latency and tick work histograms (fixed
+//! size), late-tick and missed-tick counters, dropped time; summarised into a
+//! [`LoopHealth`] once per second of wall time.
+//!
+//! Two sets of histograms: the current one-second window (its percentiles go into every
+//! Frame, so dashboards and telemetry see the last second) and totals since start (for
+//! `rigd bench loop`). Everything is allocated in [`HealthRecorder::new`]; recording never
+//! allocates.
+
+use rig_protocols::LoopHealth;
+
+use super::histogram::Histogram;
+
+/// Wake-ups later than this count as late (first threshold), ns.
+const LATE_250US_NS: u64 = 250_000;
+/// Wake-ups later than this count as late (second threshold), ns.
+const LATE_1MS_NS: u64 = 1_000_000;
+/// Wake-ups later than this are counted too (cyclictest's usual first bucket), ns.
+const LATE_100US_NS: u64 = 100_000;
+const WINDOW_NS: u64 = 1_000_000_000;
+
+/// Totals since start, for benchmarks and the exit summary.
+#[derive(Debug, Clone, Default)]
+pub struct HealthTotals {
+    /// Wake latency of every wake-up.
+    pub wake: Histogram,
+    /// Work per wake-up: from waking to the end of the tick (physics and stages).
+    pub work: Histogram,
+    /// Wake-ups more than 100 us late.
+    pub late_100us: u64,
+    /// Wake-ups more than 250 us late.
+    pub late_250us: u64,
+    /// Wake-ups more than 1 ms late.
+    pub late_1ms: u64,
+    /// Deadlines that passed while the loop was late (caught up or dropped).
+    pub missed_ticks: u64,
+    /// Physics steps run.
+    pub steps: u64,
+    /// Simulation time dropped because catch-up was exhausted, ns.
+    pub dropped_ns: u64,
+}
+
+/// Records per-tick measurements and keeps the published [`LoopHealth`] current.
+#[derive(Debug)]
+pub struct HealthRecorder {
+    period_ns: u64,
+    window_wake: Histogram,
+    window_work: Histogram,
+    window_start_ns: u64,
+    window_steps: u64,
+    totals: HealthTotals,
+    published: LoopHealth,
+}
+
+impl HealthRecorder {
+    /// A recorder for a loop with the given tick period; the first window starts at `now_ns`.
+    pub fn new(period_ns: u64, now_ns: u64) -> HealthRecorder {
+        HealthRecorder {
+            period_ns,
+            window_wake: Histogram::new(),
+            window_work: Histogram::new(),
+            window_start_ns: now_ns,
+            window_steps: 0,
+            totals: HealthTotals {
+                wake: Histogram::new(),
+                work: Histogram::new(),
+                ..HealthTotals::default()
+            },
+            published: LoopHealth::default(),
+        }
+    }
+
+    /// Records a wake-up `latency_ns` after its deadline that ran `steps` physics steps and
+    /// skipped `missed` deadlines, `dropped` of which were not caught up.
+    pub fn record_wake(&mut self, latency_ns: u64, steps: u32, missed: u64, dropped: u64) {
+        self.window_wake.record(latency_ns);
+        self.totals.wake.record(latency_ns);
+        self.totals.late_100us += u64::from(latency_ns > LATE_100US_NS);
+        self.totals.late_250us += u64::from(latency_ns > LATE_250US_NS);
+        self.totals.late_1ms += u64::from(latency_ns > LATE_1MS_NS);
+        self.totals.missed_ticks += missed;
+        self.totals.dropped_ns += dropped * self.period_ns;
+        self.totals.steps += u64::from(steps);
+        self.window_steps += u64::from(steps);
+    }
+
+    /// Records the work of the tick that woke last, and rolls the one-second window at
+    /// `now_ns` when it is over.
+    pub fn record_work(&mut self, work_ns: u64, now_ns: u64) {
+        self.window_work.record(work_ns);
+        self.totals.work.record(work_ns);
+        let elapsed = now_ns.saturating_sub(self.window_start_ns);
+        if elapsed >= WINDOW_NS {
+            self.published = LoopHealth {
+                ticks: self.totals.steps,
+                tick_rate_hz: self.window_steps as f64 * 1e9 / elapsed as f64,
+                wake_latency_p50_us: self.window_wake.percentile_us(50.0),
+                wake_latency_p99_us: self.window_wake.percentile_us(99.0),
+                wake_latency_max_us: self.window_wake.max_us(),
+                step_p99_us: self.window_work.percentile_us(99.0),
+                late_ticks_250us: self.totals.late_250us,
+                late_ticks_1ms: self.totals.late_1ms,
+                dropped_time_ms: self.totals.dropped_ns as f64 / 1e6,
+            };
+            self.window_wake.clear();
+            self.window_work.clear();
+            self.window_steps = 0;
+            self.window_start_ns = now_ns;
+        } else {
+            self.published.ticks = self.totals.steps;
+            self.published.late_ticks_250us = self.totals.late_250us;
+            self.published.late_ticks_1ms = self.totals.late_1ms;
+            self.published.dropped_time_ms = self.totals.dropped_ns as f64 / 1e6;
+        }
+    }
+
+    /// The health to publish with this tick's frame.
+    pub fn current(&self) -> LoopHealth {
+        self.published
+    }
+
+    /// Totals since start.
+    pub fn totals(&self) -> &HealthTotals {
+        &self.totals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_rolls_after_a_second_and_counts_late_ticks() {
+        let period = 1_000_000;
+        let mut h = HealthRecorder::new(period, 0);
+        let mut now = 0;
+        for i in 0..1000u64 {
+            now += period;
+            let latency = if i == 10 { 1_500_000 } else { 30_000 };
+            h.record_wake(latency, 1, u64::from(i == 10), 0);
+            h.record_work(20_000, now);
+        }
+        let health = h.current();
+        assert_eq!(health.ticks, 1000);
+        assert!((health.tick_rate_hz - 1000.0).abs() < 1.0, "{health:?}");
+        assert_eq!(health.wake_latency_p50_us, 30.0 + 1.0);
+        assert_eq!(health.wake_latency_max_us, 1500.0);
+        assert_eq!(health.late_ticks_250us, 1);
+        assert_eq!(health.late_ticks_1ms, 1);
+        assert_eq!(h.totals().missed_ticks, 1);
+        assert_eq!(health.step_p99_us, 21.0);
+    }
+
+    #[test]
+    fn dropped_deadlines_add_their_periods_to_dropped_time() {
+        let mut h = HealthRecorder::new(1_000_000, 0);
+        h.record_wake(30_000_000, 6, 30, 25);
+        h.record_work(10_000, 500_000);
+        assert_eq!(h.current().dropped_time_ms, 25.0);
+    }
+}

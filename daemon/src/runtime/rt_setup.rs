@@ -1,0 +1,182 @@
+//! What the RT thread asks of the operating system, and one clear warning when it is not
+//! granted: core pinning, SCHED_FIFO, memory locking, PM QoS.
+//!
+//! Each request returns what was refused instead of logging, because the thread promotion
+//! runs on the RT thread itself (which never logs); the spawner logs one warning naming every
+//! refused request and how to grant it, then the daemon runs on.
+
+use std::fs::File;
+use std::io::Write;
+
+use rig_config::realtime::PmQos;
+
+/// A request the system refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotGranted {
+    /// What was asked for, e.g. `SCHED_FIFO priority 80`.
+    pub what: String,
+    /// The error the kernel gave.
+    pub error: String,
+}
+
+/// How to grant the requests rigd makes (part of the one warning).
+pub const HOW_TO_GRANT: &str = "grant it with the systemd unit (systemd/rigd.service sets \
+LimitRTPRIO=98 and LimitMEMLOCK=infinity), or `sudo setcap cap_sys_nice,cap_ipc_lock+ep \
+$(command -v rigd)`, or `rtprio 98` and `memlock unlimited` for your user in \
+/etc/security/limits.conf (then log in again); rtkit is not used: it only hands out SCHED_RR \
+with an RLIMIT_RTTIME budget and demotes threads it considers busy";
+
+/// The one warning listing every refused request, or `None` when everything was granted.
+pub fn warning(refused: &[NotGranted]) -> Option<String> {
+    if refused.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = refused
+        .iter()
+        .map(|r| format!("{} ({})", r.what, r.error))
+        .collect();
+    Some(format!(
+        "real-time setup not granted: {}; the physics loop runs on with worse timing; {}",
+        list.join(", "),
+        HOW_TO_GRANT
+    ))
+}
+
+fn last_os_error() -> String {
+    std::io::Error::last_os_error().to_string()
+}
+
+/// The last online core.
+pub fn last_core() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    (online.max(1) - 1) as usize
+}
+
+/// Pins the calling thread to `core`.
+pub fn pin_current_thread(core: usize) -> Result<(), NotGranted> {
+    // SAFETY: an all-zero cpu_set_t is valid; CPU_SET stays inside it for core < CPU_SETSIZE.
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if core >= libc::CPU_SETSIZE as usize {
+            return Err(NotGranted {
+                what: format!("pinning to core {core}"),
+                error: "core number too large".into(),
+            });
+        }
+        libc::CPU_SET(core, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(NotGranted {
+            what: format!("pinning to core {core}"),
+            error: last_os_error(),
+        })
+    }
+}
+
+/// Makes the calling thread SCHED_FIFO at `priority`. When refused, removes the thread's
+/// timer slack instead (SCHED_OTHER threads otherwise wake up to 50 us late by design).
+pub fn make_current_thread_fifo(priority: u8) -> Result<(), NotGranted> {
+    let param = libc::sched_param {
+        sched_priority: i32::from(priority),
+    };
+    // SAFETY: pthread_self is always valid for the calling thread; `param` is initialised.
+    let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) };
+    if rc == 0 {
+        return Ok(());
+    }
+    // SAFETY: PR_SET_TIMERSLACK takes a plain integer argument.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    Err(NotGranted {
+        what: format!("SCHED_FIFO priority {priority}"),
+        error: std::io::Error::from_raw_os_error(rc).to_string(),
+    })
+}
+
+/// Locks the process's memory: pages present now, and every page as it is first touched
+/// (MCL_ONFAULT keeps thread stacks and reserved heap from being populated up front, which
+/// keeps the resident size small).
+pub fn lock_memory() -> Result<(), NotGranted> {
+    // SAFETY: mlockall has no memory-safety preconditions.
+    let rc = unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE | libc::MCL_ONFAULT) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(NotGranted {
+            what: "memory locking (mlockall)".into(),
+            error: last_os_error(),
+        })
+    }
+}
+
+/// Touches 256 KiB of the calling thread's stack so the RT loop never page-faults on it.
+pub fn prefault_stack() {
+    const PREFAULT_BYTES: usize = 256 * 1024;
+    let mut block = [0u8; PREFAULT_BYTES];
+    for chunk in block.chunks_mut(4096) {
+        chunk[0] = 1;
+    }
+    std::hint::black_box(&block);
+}
+
+/// A PM QoS request held for as long as this value lives.
+#[derive(Debug)]
+pub enum PmQosGuard {
+    /// No request.
+    None,
+    /// `/dev/cpu_dma_latency` held open (the kernel drops the request on close, even on a
+    /// crash).
+    DmaLatency(File),
+    /// The RT core's `pm_qos_resume_latency_us`, with the value to restore.
+    RtCore {
+        /// The sysfs file.
+        path: String,
+        /// Its previous content.
+        previous: String,
+    },
+}
+
+impl PmQosGuard {
+    /// Makes the request `mode` asks for (for `rt-core`, on `core`).
+    pub fn request(mode: PmQos, latency_us: u32, core: usize) -> Result<PmQosGuard, NotGranted> {
+        match mode {
+            PmQos::Off => Ok(PmQosGuard::None),
+            PmQos::DmaLatency => {
+                let refused = |e: std::io::Error| NotGranted {
+                    what: "PM QoS (/dev/cpu_dma_latency)".into(),
+                    error: e.to_string(),
+                };
+                let mut file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/cpu_dma_latency")
+                    .map_err(refused)?;
+                file.write_all(&(latency_us as i32).to_ne_bytes())
+                    .map_err(refused)?;
+                Ok(PmQosGuard::DmaLatency(file))
+            }
+            PmQos::RtCore => {
+                let path =
+                    format!("/sys/devices/system/cpu/cpu{core}/power/pm_qos_resume_latency_us");
+                let refused = |e: std::io::Error| NotGranted {
+                    what: format!("PM QoS ({path})"),
+                    error: e.to_string(),
+                };
+                let previous = std::fs::read_to_string(&path).map_err(refused)?;
+                std::fs::write(&path, "n/a").map_err(refused)?;
+                Ok(PmQosGuard::RtCore { path, previous })
+            }
+        }
+    }
+}
+
+impl Drop for PmQosGuard {
+    fn drop(&mut self) {
+        if let PmQosGuard::RtCore { path, previous } = self {
+            // Best effort on the way out: the value only costs power if it stays.
+            let _ = std::fs::write(path, previous.trim());
+        }
+    }
+}

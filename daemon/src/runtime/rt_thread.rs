@@ -1,0 +1,65 @@
+//! Starting the RT thread: pin it, promote it to SCHED_FIFO, pre-fault its stack, report what
+//! the system refused (the spawner logs it), then run the loop.
+
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+
+use super::rt_loop::{LoopExit, RtLoop};
+use super::rt_setup::{self, NotGranted};
+
+/// Stack of the RT thread: the loop needs little; it is pre-faulted (and locked when
+/// mlockall is granted).
+const RT_STACK_BYTES: usize = 1024 * 1024;
+
+/// The running RT thread.
+#[derive(Debug)]
+pub struct RtThread {
+    handle: JoinHandle<LoopExit>,
+}
+
+impl RtThread {
+    /// Spawns the thread for `rt_loop` on `core` at SCHED_FIFO `priority`; returns once the
+    /// thread has set itself up, with the list of refused requests.
+    pub fn spawn(
+        rt_loop: RtLoop,
+        core: usize,
+        priority: u8,
+    ) -> Result<(RtThread, Vec<NotGranted>)> {
+        let (report, refused) = mpsc::sync_channel(1);
+        let handle = std::thread::Builder::new()
+            .name("rigd-rt".into())
+            .stack_size(RT_STACK_BYTES)
+            .spawn(move || {
+                let mut not_granted = Vec::new();
+                if let Err(e) = rt_setup::pin_current_thread(core) {
+                    not_granted.push(e);
+                }
+                if let Err(e) = rt_setup::make_current_thread_fifo(priority) {
+                    not_granted.push(e);
+                }
+                rt_setup::prefault_stack();
+                // The spawner may have given up waiting; the loop runs regardless.
+                let _ = report.send(not_granted);
+                rt_loop.run()
+            })
+            .context("cannot start the physics thread")?;
+        let not_granted = refused
+            .recv()
+            .context("the physics thread ended during its set-up")?;
+        Ok((RtThread { handle }, not_granted))
+    }
+
+    /// True once the thread has returned (the loop only returns on its own after a panic).
+    pub fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+
+    /// Waits for the loop to return (after a command or a panic).
+    pub fn join(self) -> Result<LoopExit> {
+        self.handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("the physics thread panicked outside its loop"))
+    }
+}

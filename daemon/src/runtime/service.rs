@@ -1,0 +1,366 @@
+//! `rigd run`: starts everything around the RT thread, then turns signals into safe stops and
+//! reloads.
+//!
+//! Start: config -> memory lock and PM QoS -> input threads, output stages, world -> RT thread
+//! (pinned, SCHED_FIFO) -> once it ticks: `READY=1`, watchdog, display. The main thread then
+//! waits for signals and, once a second, logs the loop health and sends `STATUS=` (reading a
+//! latest-value slot, never touching the RT thread). SIGTERM/SIGINT: the loop safe-stops
+//! every stage (`Exit`) within one tick and hands everything back; it is dropped here and the
+//! process exits. SIGHUP: a valid new file safe-stops the stages (`Reload`), rebuilds them
+//! (the world too when `[sim]` or the rate changed) and restarts the loop; an invalid one is
+//! logged and the running configuration stays.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use rig_config::Config;
+use rig_protocols::Frame;
+
+use super::display::{self, Display, StopRequest};
+use super::player_input::{start_input_threads, InputThreads, PlayerInput};
+use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use super::rt_setup::{self, NotGranted, PmQosGuard};
+use super::rt_thread::RtThread;
+use super::simulation::{self, Simulation};
+use super::stages::build_output_stages;
+use crate::handoff::LatestReader;
+use crate::signals::{self, Signal};
+use crate::systemd::{Notifier, Watchdog};
+
+/// How `rigd run` was asked to run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The configuration file (`None`: the embedded defaults).
+    pub config_path: Option<PathBuf>,
+    /// Show the live display (the caller decides: stdout is a terminal).
+    pub display: bool,
+    /// Test hook: the RT thread stops ticking this long after start.
+    pub stall_after: Option<Duration>,
+}
+
+/// A failure of `rigd run`, split by exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The configuration is unusable (exit 2).
+    #[error("{0}")]
+    Config(#[from] rig_config::ConfigError),
+    /// Anything else (exit 1).
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// Loads the configuration `path` names (or the embedded defaults) and checks that its car
+/// and track exist and are valid; every problem is reported with its line.
+pub fn load_config(path: Option<&Path>) -> Result<Config, rig_config::ConfigError> {
+    let (text, origin) = match path {
+        Some(path) => (
+            std::fs::read_to_string(path).map_err(|source| rig_config::ConfigError::Read {
+                path: path.display().to_string(),
+                source,
+            })?,
+            path.display().to_string(),
+        ),
+        None => (String::new(), rig_config::EMBEDDED_ORIGIN.to_string()),
+    };
+    let (config, mut problems) = match rig_config::parse(&text, &origin) {
+        Ok(config) => (Some(config), Vec::new()),
+        Err(problems) => (None, problems),
+    };
+    // The car and track are checked even when other keys are wrong (every problem at once);
+    // a `[sim]` that did not parse leaves nothing to check.
+    let sim = config
+        .as_ref()
+        .map(|c| c.sim.clone())
+        .or_else(|| partial_sim(&text));
+    if let Some(sim) = sim {
+        if let Err(found) = simulation::resolve(&sim) {
+            for p in found {
+                // rig-config already reported a missing file for this key.
+                if !problems.iter().any(|known| known.field == p.field) {
+                    problems.push(rig_config::locate(&text, &origin, &p));
+                }
+            }
+        }
+    }
+    match config {
+        Some(config) if problems.is_empty() => Ok(config),
+        _ => {
+            problems.sort_by_key(|p| (p.line, p.column));
+            Err(rig_config::ConfigError::Invalid(problems))
+        }
+    }
+}
+
+/// The `[sim]` section alone, when the whole document did not pass (so `check-config` still
+/// reports car and track problems alongside the others).
+fn partial_sim(text: &str) -> Option<rig_config::sim::SimConfig> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    table.get("sim")?.clone().try_into().ok()
+}
+
+/// Slots the RT thread publishes into: [0] health/status (main thread), [1] display.
+const STATUS_SLOT: usize = 0;
+const SLOT_COUNT: usize = 2;
+
+/// What runs around one RT thread (rebuilt on reload).
+struct Session {
+    config: Config,
+    rt: RtThread,
+    _inputs: InputThreads,
+}
+
+/// Builds the parts for `config` (reusing `previous_sim` when `[sim]` and the rate are
+/// unchanged) and starts the RT thread.
+fn start_session(
+    config: Config,
+    previous_sim: Option<Simulation>,
+    slots: FrameSlots,
+    shared: &Arc<LoopShared>,
+    stall_after: Option<Duration>,
+) -> Result<(Session, Vec<NotGranted>)> {
+    let sim = match previous_sim {
+        Some(sim) if sim.built_from(&config.sim, config.realtime.rate_hz) => sim,
+        _ => Simulation::build(&config.sim, config.realtime.rate_hz)?,
+    };
+    let (input_writer, input_reader) = crate::handoff::latest_value(PlayerInput::DISCONNECTED);
+    let inputs =
+        start_input_threads(&config, input_writer).context("cannot start the input devices")?;
+    let stages = build_output_stages(&config).context("cannot start the outputs")?;
+    let parts = LoopParts {
+        sim,
+        stages,
+        input: input_reader,
+        slots,
+    };
+    let mut timing = LoopTiming::from_config(&config.realtime);
+    timing.stall_after_ns = stall_after.map(|d| d.as_nanos() as u64);
+    shared.request(Command::Run);
+    let rt_loop = RtLoop::new(parts, timing, shared.clone());
+    let core = config
+        .realtime
+        .core
+        .map_or_else(rt_setup::last_core, |c| c as usize);
+    let (rt, refused) = RtThread::spawn(rt_loop, core, config.realtime.priority)?;
+    Ok((
+        Session {
+            config,
+            rt,
+            _inputs: inputs,
+        },
+        refused,
+    ))
+}
+
+/// Stops the session's loop with `command` and hands back its world and slots (stages and
+/// input threads are dropped here, after their safe stop).
+fn stop_session(
+    session: Session,
+    shared: &LoopShared,
+    command: Command,
+) -> Result<(Simulation, FrameSlots, bool)> {
+    shared.request(command);
+    let exit = session.rt.join()?;
+    let LoopParts {
+        sim, stages, slots, ..
+    } = exit.parts;
+    drop(stages);
+    drop(session._inputs);
+    Ok((sim, slots, exit.panicked))
+}
+
+fn wait_for_ticks(shared: &LoopShared, ticks: u64, timeout: Duration) -> bool {
+    let start = Instant::now();
+    let first = shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed);
+    while start.elapsed() < timeout {
+        if shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed) >= first + ticks {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    false
+}
+
+fn status_text(frame: &Frame) -> String {
+    let h = &frame.health;
+    format!(
+        "{:.0} Hz, wake p99 {:.0} us, max {:.0} us, tick work p99 {:.0} us, late >1 ms {}, dropped {:.0} ms",
+        h.tick_rate_hz, h.wake_latency_p99_us, h.wake_latency_max_us, h.step_p99_us, h.late_ticks_1ms, h.dropped_time_ms
+    )
+}
+
+/// Runs the daemon until SIGTERM/SIGINT (or a stop request from the display).
+pub fn run(options: RunOptions) -> Result<(), RunError> {
+    let config = load_config(options.config_path.as_deref())?;
+    let origin = options.config_path.as_ref().map_or_else(
+        || rig_config::EMBEDDED_ORIGIN.to_string(),
+        |p| p.display().to_string(),
+    );
+
+    let mut refused = Vec::new();
+    if config.realtime.lock_memory {
+        if let Err(e) = rt_setup::lock_memory() {
+            refused.push(e);
+        }
+    }
+    let core = config
+        .realtime
+        .core
+        .map_or_else(rt_setup::last_core, |c| c as usize);
+    let mut pm_qos = match PmQosGuard::request(
+        config.realtime.pm_qos,
+        config.realtime.pm_qos_latency_us,
+        core,
+    ) {
+        Ok(guard) => guard,
+        Err(e) => {
+            refused.push(e);
+            PmQosGuard::None
+        }
+    };
+
+    let shared = Arc::new(LoopShared::default());
+    let (slots, mut readers) = FrameSlots::new(SLOT_COUNT);
+    let display_reader = readers.pop().context("display slot")?;
+    let mut status_reader: LatestReader<Frame> = readers.swap_remove(STATUS_SLOT);
+
+    let stall_timeout = Duration::from_millis(u64::from(config.realtime.stall_timeout_ms));
+    let (mut session, rt_refused) =
+        start_session(config, None, slots, &shared, options.stall_after)?;
+    refused.extend(rt_refused);
+    if let Some(warning) = rt_setup::warning(&refused) {
+        tracing::warn!("{warning}");
+    }
+
+    let notifier = Arc::new(Notifier::from_env());
+    if !wait_for_ticks(&shared, 10, Duration::from_secs(2)) {
+        tracing::warn!(
+            "the physics loop has not ticked within 2 s of starting; readiness is not reported"
+        );
+    } else {
+        notifier.send("READY=1\nSTATUS=running");
+    }
+    tracing::info!(
+        "rigd running: {} on {}, {} robot car(s), {} Hz on core {core}, config {origin}",
+        session.config.sim.car,
+        session.config.sim.track,
+        session.config.sim.robots,
+        session.config.realtime.rate_hz
+    );
+    let _watchdog = Watchdog::start(shared.clone(), notifier.clone(), stall_timeout)
+        .context("cannot start the watchdog thread")?;
+    let stop_request = StopRequest::default();
+    let display: Option<Display> = if options.display {
+        Some(
+            display::start(display_reader, stop_request.clone())
+                .context("cannot start the display")?,
+        )
+    } else {
+        drop(display_reader);
+        None
+    };
+
+    let mut last_report = Instant::now();
+    let mut panicked = false;
+    loop {
+        if stop_request.requested() {
+            break;
+        }
+        match signals::wait(Duration::from_millis(50)) {
+            Some(Signal::Stop) => break,
+            Some(Signal::Reload) => {
+                session = reload(
+                    session,
+                    options.config_path.as_deref(),
+                    &shared,
+                    &notifier,
+                    &mut pm_qos,
+                )?;
+            }
+            None => {}
+        }
+        if last_report.elapsed() >= Duration::from_secs(1) {
+            last_report = Instant::now();
+            let status = status_text(&status_reader.read());
+            notifier.send(&format!("STATUS={status}"));
+            if display.is_some() {
+                tracing::debug!("loop health: {status}");
+            } else {
+                tracing::info!("loop health: {status}");
+            }
+        }
+        if session.rt_finished() {
+            panicked = true;
+            break;
+        }
+    }
+
+    notifier.send("STOPPING=1");
+    let (_, _, loop_panicked) = stop_session(session, &shared, Command::Exit)?;
+    drop(display);
+    if panicked || loop_panicked {
+        return Err(RunError::Other(anyhow::anyhow!(
+            "the physics loop panicked; every output was safe-stopped (fault); see the log above"
+        )));
+    }
+    tracing::info!("stopped: every output is in its safe state");
+    Ok(())
+}
+
+impl Session {
+    fn rt_finished(&self) -> bool {
+        self.rt.is_finished()
+    }
+}
+
+fn reload(
+    session: Session,
+    path: Option<&Path>,
+    shared: &Arc<LoopShared>,
+    notifier: &Notifier,
+    pm_qos: &mut PmQosGuard,
+) -> Result<Session> {
+    let new_config = match load_config(path) {
+        Ok(config) => config,
+        Err(err) => {
+            for problem in err.problems() {
+                tracing::error!("reload rejected: {problem}");
+            }
+            tracing::warn!("reload rejected: keeping the running configuration; fix the file and send SIGHUP again");
+            return Ok(session);
+        }
+    };
+    notifier.send("RELOADING=1");
+    let old_config = session.config.clone();
+    let (sim, slots, _) = stop_session(session, shared, Command::Reload)?;
+    if new_config.realtime.pm_qos != old_config.realtime.pm_qos
+        || new_config.realtime.pm_qos_latency_us != old_config.realtime.pm_qos_latency_us
+        || new_config.realtime.core != old_config.realtime.core
+    {
+        *pm_qos = PmQosGuard::None;
+        let core = new_config
+            .realtime
+            .core
+            .map_or_else(rt_setup::last_core, |c| c as usize);
+        *pm_qos = PmQosGuard::request(
+            new_config.realtime.pm_qos,
+            new_config.realtime.pm_qos_latency_us,
+            core,
+        )
+        .unwrap_or_else(|e| {
+            tracing::warn!(
+                "{}",
+                rt_setup::warning(std::slice::from_ref(&e)).unwrap_or_default()
+            );
+            PmQosGuard::None
+        });
+    }
+    let (session, refused) = start_session(new_config, Some(sim), slots, shared, None)?;
+    if let Some(warning) = rt_setup::warning(&refused) {
+        tracing::warn!("{warning}");
+    }
+    notifier.send("READY=1\nSTATUS=reloaded");
+    tracing::info!("configuration reloaded");
+    Ok(session)
+}
