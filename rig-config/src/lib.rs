@@ -61,6 +61,7 @@ impl Validate for Config {
         for (i, out) in self.telemetry.iter().enumerate() {
             out.validate(&format!("telemetry[{i}]"), report);
         }
+        self.motion.validate("motion", report);
         // ---- end of section validators.
     }
 }
