@@ -15,3 +15,4 @@ pub mod rt_stage;
 pub mod runtime;
 pub mod signals;
 pub mod systemd;
+pub mod telemetry_out;

@@ -1,0 +1,180 @@
+//! UDP telemetry out of the daemon: the `[[telemetry]]` outputs, sent off the RT thread.
+//!
+//! Data flow: the RT thread runs [`TelemetryStage`] (a [`crate::rt_stage::RtStage`]) which
+//! only copies each frame into a bounded lock-free channel; the `rigd-telemetry` thread
+//! ([`sender`]) decimates per output by simulation time, encodes with rig-protocols and sends
+//! to every destination. Per-destination counters ([`stats`]) are atomics readable at any time
+//! through [`TelemetryHandle::snapshot`] or, for the running daemon, [`current_snapshot`].
+//!
+//! Lifetime: dropping the stage disconnects the channel; the sender thread then exits and
+//! closes its sockets (no join needed on the RT thread).
+
+pub mod sender;
+pub mod stage;
+pub mod stats;
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::sync::{Arc, Mutex};
+
+use rig_config::telemetry::{effective_outputs, TelemetryOutput};
+use rig_config::Config;
+
+pub use stage::TelemetryStage;
+pub use stats::{DestinationSnapshot, TelemetrySnapshot, TelemetryStats};
+
+use crate::rt_stage::RtStage;
+use sender::{Decimator, Destination, Output};
+use stats::DestinationStats;
+
+/// Frames buffered between the RT thread and the sender (about a quarter second at 1 kHz).
+pub const FRAME_QUEUE_LEN: usize = 256;
+
+/// Why telemetry could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum TelemetryError {
+    /// An output's settings do not form a wire format (validation normally catches this).
+    #[error(
+        "telemetry[{index}]: {message} (fix: correct this [[telemetry]] entry; \
+         `rigd check-config` lists every problem)"
+    )]
+    InvalidOutput {
+        /// Index of the entry.
+        index: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A socket could not be opened or configured.
+    #[error(
+        "telemetry to {destination}: cannot set up the UDP socket: {source} (fix: check the \
+         address is reachable from this machine and the network is up)"
+    )]
+    Socket {
+        /// The destination.
+        destination: SocketAddr,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The sender thread could not be started.
+    #[error("cannot start the telemetry sender thread: {0} (fix: check process limits)")]
+    Thread(std::io::Error),
+}
+
+/// The non-RT side of a running telemetry sender: counters and the thread.
+#[derive(Debug)]
+pub struct TelemetryHandle {
+    stats: Arc<TelemetryStats>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl TelemetryHandle {
+    /// A copy of every counter.
+    pub fn snapshot(&self) -> TelemetrySnapshot {
+        self.stats.snapshot()
+    }
+
+    /// The shared counters.
+    pub fn stats(&self) -> Arc<TelemetryStats> {
+        Arc::clone(&self.stats)
+    }
+
+    /// Waits for the sender thread to finish (it does once the stage is dropped).
+    pub fn join(self) {
+        // A panic in the sender has already been reported by the panic hook.
+        let _ = self.thread.join();
+    }
+}
+
+fn open_socket(addr: SocketAddr, multicast_ttl: u32) -> Result<UdpSocket, TelemetryError> {
+    let err = |source| TelemetryError::Socket {
+        destination: addr,
+        source,
+    };
+    let local: SocketAddr = match addr.ip() {
+        IpAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
+        IpAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
+    };
+    let socket = UdpSocket::bind(local).map_err(err)?;
+    socket.set_nonblocking(true).map_err(err)?;
+    if let IpAddr::V4(ip) = addr.ip() {
+        // Broadcast addresses depend on the netmask, so allow broadcast on every IPv4 socket;
+        // it only matters when the destination is one.
+        socket.set_broadcast(true).map_err(err)?;
+        if ip.is_multicast() {
+            socket.set_multicast_ttl_v4(multicast_ttl).map_err(err)?;
+        }
+    }
+    Ok(socket)
+}
+
+/// Opens the sockets of `outputs` (each enabled entry as given; no defaults applied) and
+/// starts the sender thread. Returns the RT stage and the handle to its counters.
+pub fn start(
+    outputs: &[TelemetryOutput],
+) -> Result<(TelemetryStage, TelemetryHandle), TelemetryError> {
+    let mut runtime_outputs = Vec::new();
+    let mut counters = Vec::new();
+    for (index, output) in outputs.iter().enumerate().filter(|(_, o)| o.enabled) {
+        let format = output.wire_format().ok_or_else(|| TelemetryError::InvalidOutput {
+            index,
+            message: "outsim_options is not a valid OutSim Opts value".to_string(),
+        })?;
+        let mut destinations = Vec::new();
+        for text in &output.destinations {
+            let addr: SocketAddr = text.parse().map_err(|_| TelemetryError::InvalidOutput {
+                index,
+                message: format!("`{text}` is not an IP address and port"),
+            })?;
+            let socket = open_socket(addr, output.multicast_ttl)?;
+            destinations.push(Destination::new(counters.len(), addr, socket));
+            counters.push(DestinationStats::new(format, addr, output.rate_hz));
+        }
+        runtime_outputs.push(Output {
+            format,
+            decimator: Decimator::new(output.rate_hz),
+            destinations,
+        });
+    }
+    let stats = Arc::new(TelemetryStats::new(counters));
+    let (tx, rx) = crossbeam_channel::bounded(FRAME_QUEUE_LEN);
+    let sender_stats = Arc::clone(&stats);
+    let thread = std::thread::Builder::new()
+        .name("rigd-telemetry".into())
+        .spawn(move || sender::run(rx, runtime_outputs, sender_stats))
+        .map_err(TelemetryError::Thread)?;
+    Ok((
+        TelemetryStage::new(tx, Arc::clone(&stats)),
+        TelemetryHandle { stats, thread },
+    ))
+}
+
+/// The counters of the telemetry sender the daemon runs now (set by [`stages`]).
+static CURRENT: Mutex<Option<Arc<TelemetryStats>>> = Mutex::new(None);
+
+/// A copy of the running daemon's telemetry counters, for health output (`None` before the
+/// first start). Never called on the RT thread.
+pub fn current_snapshot() -> Option<TelemetrySnapshot> {
+    let current = CURRENT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    current.as_ref().map(|stats| stats.snapshot())
+}
+
+/// The telemetry stages for `config` (the runtime's registration point): the configured
+/// enabled outputs, or the native format to the dashboard when there is no `[[telemetry]]`.
+pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> {
+    let outputs = effective_outputs(&config.telemetry);
+    if outputs.is_empty() {
+        return Ok(Vec::new());
+    }
+    for output in &outputs {
+        tracing::info!(
+            "telemetry: {} at {} Hz to {}",
+            output.format.config_name(),
+            output.rate_hz,
+            output.destinations.join(", ")
+        );
+    }
+    let (stage, handle) = start(&outputs)?;
+    *CURRENT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(handle.stats());
+    // The thread ends by itself when the stage is dropped; the handle is not needed for that.
+    drop(handle);
+    Ok(vec![Box::new(stage)])
+}

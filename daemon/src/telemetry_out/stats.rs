@@ -1,0 +1,127 @@
+//! Per-destination send counters shared between the telemetry sender thread (writer) and
+//! health reporting (readers): plain atomics, so reading never blocks the sender and the
+//! sender never blocks on a reader.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+
+use rig_protocols::telemetry::Format;
+
+/// `last_error` value meaning "no error yet".
+const NO_ERROR: i32 = 0;
+/// `last_error` value for an error without an OS error number.
+const NON_OS_ERROR: i32 = -1;
+
+/// Counters of one (output, destination) pair.
+#[derive(Debug)]
+pub struct DestinationStats {
+    /// The wire format sent.
+    pub format: Format,
+    /// Where it goes.
+    pub destination: SocketAddr,
+    /// Packets per second configured.
+    pub rate_hz: u32,
+    sent: AtomicU64,
+    errors: AtomicU64,
+    last_error: AtomicI32,
+}
+
+impl DestinationStats {
+    /// Zeroed counters.
+    pub fn new(format: Format, destination: SocketAddr, rate_hz: u32) -> DestinationStats {
+        DestinationStats {
+            format,
+            destination,
+            rate_hz,
+            sent: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            last_error: AtomicI32::new(NO_ERROR),
+        }
+    }
+
+    /// Counts one packet handed to the kernel.
+    pub fn record_sent(&self) {
+        self.sent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts one failed send; returns the error count so far.
+    pub fn record_error(&self, err: &std::io::Error) -> u64 {
+        self.last_error
+            .store(err.raw_os_error().unwrap_or(NON_OS_ERROR), Ordering::Relaxed);
+        self.errors.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// A consistent-enough copy for display (each counter is read atomically).
+    pub fn snapshot(&self) -> DestinationSnapshot {
+        let last_error = match self.last_error.load(Ordering::Relaxed) {
+            NO_ERROR => None,
+            NON_OS_ERROR => Some("send failed".to_string()),
+            errno => Some(std::io::Error::from_raw_os_error(errno).to_string()),
+        };
+        DestinationSnapshot {
+            format: self.format,
+            destination: self.destination,
+            rate_hz: self.rate_hz,
+            sent: self.sent.load(Ordering::Relaxed),
+            errors: self.errors.load(Ordering::Relaxed),
+            last_error,
+        }
+    }
+}
+
+/// A copy of one destination's counters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DestinationSnapshot {
+    /// The wire format sent.
+    pub format: Format,
+    /// Where it goes.
+    pub destination: SocketAddr,
+    /// Packets per second configured.
+    pub rate_hz: u32,
+    /// Packets handed to the kernel.
+    pub sent: u64,
+    /// Failed sends (refused, no buffer space, unreachable ...).
+    pub errors: u64,
+    /// The most recent error, if any.
+    pub last_error: Option<String>,
+}
+
+/// Every counter of the telemetry sender.
+#[derive(Debug)]
+pub struct TelemetryStats {
+    /// One entry per (output, destination), in config order.
+    pub destinations: Vec<DestinationStats>,
+    frames_dropped: AtomicU64,
+}
+
+impl TelemetryStats {
+    /// Stats for these destinations.
+    pub fn new(destinations: Vec<DestinationStats>) -> TelemetryStats {
+        TelemetryStats {
+            destinations,
+            frames_dropped: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts a frame the RT thread could not hand over (sender behind, ring full).
+    pub fn record_frame_dropped(&self) {
+        self.frames_dropped.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A copy of every counter.
+    pub fn snapshot(&self) -> TelemetrySnapshot {
+        TelemetrySnapshot {
+            frames_dropped: self.frames_dropped.load(Ordering::Relaxed),
+            destinations: self.destinations.iter().map(|d| d.snapshot()).collect(),
+        }
+    }
+}
+
+/// A copy of every telemetry counter, for health output.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TelemetrySnapshot {
+    /// Frames dropped between the RT thread and the sender.
+    pub frames_dropped: u64,
+    /// Per-destination counters.
+    pub destinations: Vec<DestinationSnapshot>,
+}
