@@ -103,6 +103,7 @@ fn open_socket(addr: SocketAddr, multicast_ttl: u32) -> Result<UdpSocket, Teleme
             socket.set_multicast_ttl_v4(multicast_ttl).map_err(err)?;
         }
     }
+    socket.connect(addr).map_err(err)?;
     Ok(socket)
 }
 

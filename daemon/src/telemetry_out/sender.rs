@@ -68,7 +68,8 @@ pub struct Destination {
     pub stats_index: usize,
     /// Where to send.
     pub addr: SocketAddr,
-    /// A non-blocking socket of the destination's address family.
+    /// A non-blocking socket connected to `addr` (connected, so the kernel reports ICMP
+    /// port-unreachable as `ECONNREFUSED` on a later send and the error is counted).
     pub socket: UdpSocket,
     last_warning: Option<Instant>,
     errors_at_last_warning: u64,
@@ -121,7 +122,7 @@ fn send_due(frame: &Frame, outputs: &mut [Output], stats: &TelemetryStats, packe
         };
         for destination in &mut output.destinations {
             let counters = &stats.destinations[destination.stats_index];
-            match destination.socket.send_to(&packet[..len], destination.addr) {
+            match destination.socket.send(&packet[..len]) {
                 Ok(_) => counters.record_sent(),
                 Err(err) => {
                     let errors = counters.record_error(&err);
