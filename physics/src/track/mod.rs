@@ -1,10 +1,27 @@
 //! The track: a 3D ribbon built from a centreline, queried per wheel for ground height, normal
 //! and surface, and per car for along/across-track coordinates and barrier contact.
 //!
-//! CONTRACT SKELETON (a flat infinite asphalt plane): the track work replaces the bodies; the
-//! signatures are what the car, the robots and lap timing call.
+//! Two shapes exist: an infinite inclined plane ([`Track::flat`], [`Track::plane`]) for
+//! manoeuvre tests, and the ribbon built from a [`TrackSpec`] document (see [`ribbon`] for the
+//! geometry model). Every query takes a [`TrackHint`] that the caller keeps per wheel / per car:
+//! with it queries are O(1) and never allocate, so they run inside `World::step`.
+//!
+//! Conventions: world frame `z` up; distances along the lap start at the start line and grow
+//! in the driving direction; lateral offsets are horizontal, positive left.
 
+mod builtin;
+mod bumps;
+mod centreline;
+mod profile;
+mod ribbon;
+pub mod spec;
+mod surface;
+
+use crate::data::DataError;
 use crate::telemetry::SurfaceKind;
+
+pub use builtin::{builtin, builtin_text, BUILTIN_NAMES};
+pub use spec::TrackSpec;
 
 /// Grip and feel of a surface.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -15,7 +32,8 @@ pub struct Surface {
     pub grip_scale: f64,
     /// Rolling resistance coefficient added to the tyre's own.
     pub rolling_resistance: f64,
-    /// Amplitude of the deterministic roughness, m.
+    /// Amplitude of the deterministic roughness, m. The roughness is already part of the
+    /// heights and normals [`Track::ground`] returns; this is for cues (rumble, FFB texture).
     pub roughness_m: f64,
 }
 
@@ -27,6 +45,45 @@ impl Surface {
         rolling_resistance: 0.0,
         roughness_m: 0.0,
     };
+    /// Painted kerb: slightly less grip, a rumble.
+    pub const KERB: Surface = Surface {
+        kind: SurfaceKind::Kerb,
+        grip_scale: 0.9,
+        rolling_resistance: 0.005,
+        roughness_m: 0.006,
+    };
+    /// Grass: little grip, soft.
+    pub const GRASS: Surface = Surface {
+        kind: SurfaceKind::Grass,
+        grip_scale: 0.6,
+        rolling_resistance: 0.04,
+        roughness_m: 0.015,
+    };
+    /// Gravel trap: low grip and high drag to stop cars.
+    pub const GRAVEL: Surface = Surface {
+        kind: SurfaceKind::Gravel,
+        grip_scale: 0.5,
+        rolling_resistance: 0.10,
+        roughness_m: 0.02,
+    };
+    /// Wet asphalt.
+    pub const WET: Surface = Surface {
+        kind: SurfaceKind::Wet,
+        grip_scale: 0.65,
+        rolling_resistance: 0.005,
+        roughness_m: 0.0,
+    };
+
+    /// The properties of a surface kind.
+    pub fn of(kind: SurfaceKind) -> Surface {
+        match kind {
+            SurfaceKind::Asphalt => Surface::ASPHALT,
+            SurfaceKind::Kerb => Surface::KERB,
+            SurfaceKind::Grass => Surface::GRASS,
+            SurfaceKind::Gravel => Surface::GRAVEL,
+            SurfaceKind::Wet => Surface::WET,
+        }
+    }
 }
 
 /// Per-query cache (e.g. the last segment index) so repeated queries near the same place are
@@ -74,16 +131,61 @@ pub struct BarrierHit {
     pub depth_m: f64,
 }
 
+/// The track's cross-section at one distance along the lap (for robots, tools and tests).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TrackSection {
+    /// Distance along the lap, m.
+    pub distance_m: f64,
+    /// Centreline point on the ground (without crown and bumps), m.
+    pub centre_m: [f64; 3],
+    /// Heading of the centreline, rad (world yaw).
+    pub heading_rad: f64,
+    /// Signed curvature, 1/m (positive turning left).
+    pub curvature_per_m: f64,
+    /// Bank angle, rad (positive: left edge lower).
+    pub bank_rad: f64,
+    /// Grade along the lap, rise over run.
+    pub grade: f64,
+    /// Half width of the racing surface to the left, m.
+    pub half_width_left_m: f64,
+    /// Half width to the right, m.
+    pub half_width_right_m: f64,
+    /// Lateral distance of the left barrier from the centreline, m.
+    pub barrier_left_m: f64,
+    /// Lateral distance of the right barrier, m.
+    pub barrier_right_m: f64,
+}
+
+#[derive(Debug, Clone)]
+enum Shape {
+    /// `z = grade * x`, no barriers.
+    Plane { grade: f64 },
+    /// A closed ribbon built from a document.
+    Ribbon(Box<ribbon::Ribbon>),
+}
+
+/// The plane's ground at `x` (the same everywhere across).
+fn plane_ground(grade: f64, x: f64) -> GroundHit {
+    let norm = (1.0 + grade * grade).sqrt();
+    GroundHit {
+        height_m: grade * x,
+        normal: [-grade / norm, 0.0, 1.0 / norm],
+        surface: Surface::ASPHALT,
+    }
+}
+
+/// Lap length reported by the plane (its along-track distance is `x` modulo this), m.
+const PLANE_LAP_M: f64 = 1000.0;
+
 /// A built track, ready for queries.
 #[derive(Debug, Clone)]
 pub struct Track {
-    length_m: f64,
-    /// Rise per metre along +x (0 for the flat plane).
-    grade: f64,
+    name: String,
+    shape: Shape,
 }
 
 impl Track {
-    /// A flat plane (skeleton).
+    /// A flat, infinite asphalt plane without barriers.
     pub fn flat() -> Track {
         Track::plane(0.0)
     }
@@ -92,55 +194,133 @@ impl Track {
     /// 0.10 for a 10 % slope): height `z = grade * x`. For slope and hill-hold tests.
     pub fn plane(grade: f64) -> Track {
         Track {
-            length_m: 1000.0,
-            grade,
+            name: if grade == 0.0 {
+                "flat".to_string()
+            } else {
+                format!("plane {:.1} %", grade * 100.0)
+            },
+            shape: Shape::Plane { grade },
         }
+    }
+
+    /// Builds a validated document. Geometry errors (a lap that does not close, a barrier past
+    /// a turn's centre) carry the field but no line; [`Track::from_toml`] adds the line.
+    pub fn from_spec(spec: &TrackSpec) -> Result<Track, DataError> {
+        Track::build(spec).map_err(|problem| DataError {
+            origin: spec.name.clone(),
+            line: 0,
+            column: 0,
+            field: problem.field,
+            message: problem.message,
+        })
+    }
+
+    /// Parses, validates and builds a track document; `origin` names it in errors (a path or
+    /// `builtin:<name>`).
+    pub fn from_toml(text: &str, origin: &str) -> Result<Track, DataError> {
+        let spec = TrackSpec::from_toml(text, origin)?;
+        Track::build(&spec).map_err(|problem| problem.into_error(text, origin))
+    }
+
+    fn build(spec: &TrackSpec) -> Result<Track, spec::SpecProblem> {
+        spec.validate()?;
+        Ok(Track {
+            name: spec.name.clone(),
+            shape: Shape::Ribbon(Box::new(ribbon::Ribbon::build(spec)?)),
+        })
+    }
+
+    /// Display name.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Lap length, m.
     pub fn length_m(&self) -> f64 {
-        self.length_m
+        match &self.shape {
+            Shape::Plane { .. } => PLANE_LAP_M,
+            Shape::Ribbon(r) => r.length_m(),
+        }
     }
 
     /// Ground under (x, y).
-    pub fn ground(&self, x: f64, _y: f64, _hint: &mut TrackHint) -> GroundHit {
-        let norm = (1.0 + self.grade * self.grade).sqrt();
-        GroundHit {
-            height_m: self.grade * x,
-            normal: [-self.grade / norm, 0.0, 1.0 / norm],
-            surface: Surface::ASPHALT,
+    pub fn ground(&self, x: f64, y: f64, hint: &mut TrackHint) -> GroundHit {
+        match &self.shape {
+            Shape::Plane { grade } => plane_ground(*grade, x),
+            Shape::Ribbon(r) => r.ground(x, y, hint),
         }
     }
 
     /// Along/across coordinates of a world point.
-    pub fn project(&self, p: [f64; 3], _hint: &mut TrackHint) -> TrackCoord {
-        TrackCoord {
-            distance_m: p[0].rem_euclid(self.length_m),
-            lateral_m: p[1],
-            half_width_left_m: 1e9,
-            half_width_right_m: 1e9,
-            ..TrackCoord::default()
+    pub fn project(&self, p: [f64; 3], hint: &mut TrackHint) -> TrackCoord {
+        match &self.shape {
+            Shape::Plane { .. } => TrackCoord {
+                distance_m: p[0].rem_euclid(PLANE_LAP_M),
+                lateral_m: p[1],
+                half_width_left_m: 1e9,
+                half_width_right_m: 1e9,
+                ..TrackCoord::default()
+            },
+            Shape::Ribbon(r) => r.project(p, hint),
         }
     }
 
-    /// Barrier contact of a sphere at `p` with `radius_m`, if any.
+    /// Barrier contact of a sphere at `p` with `radius_m`, if any. Barriers are solid
+    /// half-spaces: a point anywhere beyond a barrier line is in contact, with its depth.
     pub fn barrier_contact(
         &self,
-        _p: [f64; 3],
-        _radius_m: f64,
-        _hint: &mut TrackHint,
+        p: [f64; 3],
+        radius_m: f64,
+        hint: &mut TrackHint,
     ) -> Option<BarrierHit> {
-        None
+        match &self.shape {
+            Shape::Plane { .. } => None,
+            Shape::Ribbon(r) => r.barrier_contact(p, radius_m, hint),
+        }
     }
 
-    /// Start position (centre of the car on the ground) and yaw of grid slot `slot`.
+    /// Start position (centre of the car on the ground) and yaw of grid slot `slot`: behind
+    /// the start line, one slot every grid spacing, alternating left and right.
     pub fn start_pose(&self, slot: usize) -> ([f64; 3], f64) {
-        let x = -(slot as f64) * 8.0;
-        ([x, 0.0, self.grade * x], 0.0)
+        match &self.shape {
+            Shape::Plane { grade } => {
+                let x = -(slot as f64) * 8.0;
+                ([x, 0.0, grade * x], 0.0)
+            }
+            Shape::Ribbon(r) => r.start_pose(slot),
+        }
     }
 
     /// Distances along the centreline where sectors 2 and 3 begin, m.
     pub fn sector_starts_m(&self) -> [f64; 2] {
-        [self.length_m / 3.0, 2.0 * self.length_m / 3.0]
+        match &self.shape {
+            Shape::Plane { .. } => [PLANE_LAP_M / 3.0, 2.0 * PLANE_LAP_M / 3.0],
+            Shape::Ribbon(r) => r.sector_starts_m(),
+        }
+    }
+
+    /// The cross-section at `distance_m` along the lap (wrapped into the lap).
+    pub fn section(&self, distance_m: f64) -> TrackSection {
+        match &self.shape {
+            Shape::Plane { grade } => {
+                let x = distance_m.rem_euclid(PLANE_LAP_M);
+                TrackSection {
+                    distance_m: x,
+                    centre_m: [x, 0.0, grade * x],
+                    grade: *grade,
+                    half_width_left_m: 1e9,
+                    half_width_right_m: 1e9,
+                    barrier_left_m: f64::INFINITY,
+                    barrier_right_m: f64::INFINITY,
+                    ..TrackSection::default()
+                }
+            }
+            Shape::Ribbon(r) => r.section(distance_m),
+        }
+    }
+
+    /// True for a closed lap with barriers (a ribbon), false for the open plane.
+    pub fn is_closed(&self) -> bool {
+        matches!(self.shape, Shape::Ribbon(_))
     }
 }

@@ -1,0 +1,552 @@
+//! The built 3D ribbon: a dense table of samples along the lap and the queries on it
+//! (locate a world point in track coordinates, ground height and normal, barriers).
+//!
+//! Geometry model: the road is a height field over track coordinates `(s, d)` where `s` is the
+//! distance along the centreline and `d` the *horizontal* lateral offset (positive left). The
+//! height is the centreline height, minus `d * tan(bank)`, plus crown, kerbs, long-wave bumps
+//! and surface roughness. Between samples, positions and heights are cubic Hermite
+//! interpolated (exact tangents and grades at the samples) and every slope ingredient is
+//! linearly interpolated, so the normal is continuous across sample joins (the interpolated
+//! normals of seed 003): a wheel rolling over a join feels no step.
+//!
+//! Barriers are vertical half-spaces beyond the barrier lines: any point beyond is inside
+//! with a depth, so nothing can tunnel through however far it moves in one step.
+//!
+//! Queries are O(1) with a [`TrackHint`]: a short walk from the remembered segment; only a
+//! hint that is far off (the first query) costs a scan of the samples. No query allocates.
+
+use super::bumps::{BumpField, BumpValue};
+use super::centreline::{self, CentreSample};
+use super::profile::{self, ProfileSample};
+use super::spec::{SpecProblem, TrackSpec};
+use super::surface::{self, SurfaceSample, KERB_BAND, NO_KERB, RUNOFF_BAND, TRACK_BAND};
+use super::{BarrierHit, GroundHit, Surface, TrackCoord, TrackHint, TrackSection};
+use crate::telemetry::SurfaceKind;
+
+/// Target distance between samples, m.
+pub(crate) const SAMPLE_SPACING_M: f64 = 1.0;
+/// Longest walk from a hint before falling back to a scan, segments.
+const MAX_WALK: usize = 48;
+/// A located point further than this beyond a barrier means the hint was far off.
+const PLAUSIBLE_BEYOND_BARRIER_M: f64 = 25.0;
+/// Width over which run-off roughness fades in beyond the edge (or kerb), m.
+const RUNOFF_LATERAL_FADE_M: f64 = 0.5;
+/// How far behind the start line the first grid slot is, m.
+const FIRST_SLOT_BEHIND_M: f64 = 6.0;
+/// A barrier on the inside of a turn must stay this fraction of the radius away from the
+/// turn's centre (so every point up to the barrier has a unique track position).
+const MAX_INSIDE_FRACTION: f64 = 0.9;
+
+/// Everything known at one sample.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Sample {
+    centre: CentreSample,
+    profile: ProfileSample,
+    surface: SurfaceSample,
+}
+
+/// A point located in track coordinates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Located {
+    /// Segment index (between samples `i` and `i + 1`).
+    i: usize,
+    /// Fraction along the segment, 0 ..= 1.
+    t: f64,
+    /// Distance along the lap, m.
+    s: f64,
+    /// Horizontal lateral offset, m (positive left).
+    d: f64,
+    /// Unit horizontal tangent of the centreline there.
+    tangent: [f64; 2],
+}
+
+/// The built ribbon.
+#[derive(Debug, Clone)]
+pub(crate) struct Ribbon {
+    samples: Vec<Sample>,
+    n: usize,
+    spacing_m: f64,
+    length_m: f64,
+    crown_m: f64,
+    kerb_width_m: f64,
+    kerb_height_m: f64,
+    bumps: BumpField,
+    /// Unit-amplitude roughness fields per surface id.
+    roughness: [BumpField; 5],
+    sector_starts_m: [f64; 2],
+    grid_spacing_m: f64,
+}
+
+fn hermite(t: f64) -> ([f64; 4], [f64; 4]) {
+    let (t2, t3) = (t * t, t * t * t);
+    (
+        [
+            2.0 * t3 - 3.0 * t2 + 1.0,
+            t3 - 2.0 * t2 + t,
+            -2.0 * t3 + 3.0 * t2,
+            t3 - t2,
+        ],
+        [
+            6.0 * t2 - 6.0 * t,
+            3.0 * t2 - 4.0 * t + 1.0,
+            -6.0 * t2 + 6.0 * t,
+            3.0 * t2 - 2.0 * t,
+        ],
+    )
+}
+
+fn lerp(a: f64, b: f64, t: f64) -> f64 {
+    a + (b - a) * t
+}
+
+fn smoothstep_with_slope(x: f64) -> (f64, f64) {
+    if x <= 0.0 {
+        (0.0, 0.0)
+    } else if x >= 1.0 {
+        (1.0, 0.0)
+    } else {
+        (x * x * (3.0 - 2.0 * x), 6.0 * x * (1.0 - x))
+    }
+}
+
+impl Ribbon {
+    /// Builds the ribbon of a validated spec.
+    pub(crate) fn build(spec: &TrackSpec) -> Result<Ribbon, SpecProblem> {
+        let (segments, length_m) = centreline::segments(&spec.pieces);
+        let n = ((length_m / SAMPLE_SPACING_M).ceil() as usize).max(16);
+        let spacing_m = length_m / n as f64;
+        let centre =
+            centreline::sample(&segments, length_m, n, spec.start_heading_deg.to_radians())?;
+        let profiles = profile::sample(spec, &segments, length_m, n)?;
+        let surfaces = surface::sample(spec, &segments, length_m, n);
+        let samples: Vec<Sample> = (0..=n)
+            .map(|i| Sample {
+                centre: centre[i],
+                profile: profiles[i],
+                surface: surfaces[i],
+            })
+            .collect();
+
+        let piece_at = |s: f64| {
+            segments
+                .iter()
+                .rposition(|seg| seg.start_m <= s)
+                .unwrap_or(0)
+        };
+        for (i, sample) in samples.iter().enumerate() {
+            let k = sample.centre.curvature;
+            // Left turns have their centre on the left (side 0).
+            let (side, name) = if k > 0.0 { (0, "left") } else { (1, "right") };
+            let inside = sample.profile.barrier_m[side];
+            if k != 0.0 && inside >= MAX_INSIDE_FRACTION / k.abs() {
+                let piece = piece_at(i as f64 * spacing_m);
+                return Err(SpecProblem::new(
+                    format!("piece[{piece}].radius_m"),
+                    format!(
+                        "the {name} barrier is {inside:.1} m from the centreline but the turn's \
+                         radius is {:.1} m: the barrier must stay inside {:.0} % of the radius; \
+                         increase the radius or reduce half_width_{name}_m / runoff_{name}_m",
+                        1.0 / k.abs(),
+                        MAX_INSIDE_FRACTION * 100.0
+                    ),
+                ));
+            }
+        }
+
+        let sector_starts_m = match spec.sector_starts_m {
+            Some(starts) => {
+                if !(starts[0] > 0.0 && starts[0] < starts[1] && starts[1] < length_m) {
+                    return Err(SpecProblem::new(
+                        "sector_starts_m",
+                        format!(
+                            "got {starts:?}; expected two increasing distances inside the \
+                             {length_m:.1} m lap"
+                        ),
+                    ));
+                }
+                starts
+            }
+            None => [length_m / 3.0, 2.0 * length_m / 3.0],
+        };
+        for (i, zone) in spec.zones.iter().enumerate() {
+            for (name, value) in [("from_m", zone.from_m), ("to_m", zone.to_m)] {
+                if value > length_m {
+                    return Err(SpecProblem::new(
+                        format!("zone[{i}].{name}"),
+                        format!("{value} m is beyond the {length_m:.1} m lap"),
+                    ));
+                }
+            }
+        }
+
+        let roughness_field = |kind: SurfaceKind| {
+            let wavelength = match kind {
+                SurfaceKind::Kerb => 0.6,
+                SurfaceKind::Grass => 2.3,
+                SurfaceKind::Gravel => 0.9,
+                SurfaceKind::Asphalt | SurfaceKind::Wet => 5.0,
+            };
+            BumpField::new(1.0, wavelength, length_m, spec.seed ^ (kind as u64 + 100))
+        };
+        Ok(Ribbon {
+            samples,
+            n,
+            spacing_m,
+            length_m,
+            crown_m: spec.crown_m,
+            kerb_width_m: spec.kerb_width_m,
+            kerb_height_m: spec.kerb_height_m,
+            bumps: BumpField::new(
+                spec.bumps.amplitude_m,
+                spec.bumps.wavelength_m,
+                length_m,
+                spec.seed,
+            ),
+            roughness: [
+                roughness_field(SurfaceKind::Asphalt),
+                roughness_field(SurfaceKind::Kerb),
+                roughness_field(SurfaceKind::Grass),
+                roughness_field(SurfaceKind::Gravel),
+                roughness_field(SurfaceKind::Wet),
+            ],
+            sector_starts_m,
+            grid_spacing_m: spec.grid_spacing_m,
+        })
+    }
+
+    pub(crate) fn length_m(&self) -> f64 {
+        self.length_m
+    }
+
+    pub(crate) fn sector_starts_m(&self) -> [f64; 2] {
+        self.sector_starts_m
+    }
+
+    /// Centreline position and unit tangent at fraction `t` of segment `i` (Hermite).
+    fn centre_at(&self, i: usize, t: f64) -> ([f64; 2], [f64; 2]) {
+        let (a, b) = (&self.samples[i].centre, &self.samples[i + 1].centre);
+        let (h, dh) = hermite(t);
+        let ds = self.spacing_m;
+        let mut p = [0.0; 2];
+        let mut v = [0.0; 2];
+        for k in 0..2 {
+            p[k] = h[0] * a.xy[k]
+                + h[1] * ds * a.tangent[k]
+                + h[2] * b.xy[k]
+                + h[3] * ds * b.tangent[k];
+            v[k] = dh[0] * a.xy[k]
+                + dh[1] * ds * a.tangent[k]
+                + dh[2] * b.xy[k]
+                + dh[3] * ds * b.tangent[k];
+        }
+        let norm = v[0].hypot(v[1]);
+        (p, [v[0] / norm, v[1] / norm])
+    }
+
+    /// Signed distance of `p` ahead of sample `i` along its tangent.
+    fn ahead_of(&self, i: usize, p: [f64; 2]) -> f64 {
+        let c = &self.samples[i].centre;
+        (p[0] - c.xy[0]) * c.tangent[0] + (p[1] - c.xy[1]) * c.tangent[1]
+    }
+
+    /// Walks from segment `start` to the segment whose end normals enclose `p`.
+    fn walk(&self, start: usize, p: [f64; 2]) -> Option<usize> {
+        let mut i = start % self.n;
+        for _ in 0..MAX_WALK {
+            if self.ahead_of(i, p) < 0.0 {
+                i = (i + self.n - 1) % self.n;
+            } else if self.ahead_of(i + 1, p) >= 0.0 {
+                i = (i + 1) % self.n;
+            } else {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// The sample nearest to `p` by a full scan (only for a far-off hint).
+    fn nearest_sample(&self, p: [f64; 2]) -> usize {
+        let mut best = (f64::INFINITY, 0);
+        for (i, s) in self.samples[..self.n].iter().enumerate() {
+            let d2 = (p[0] - s.centre.xy[0]).powi(2) + (p[1] - s.centre.xy[1]).powi(2);
+            if d2 < best.0 {
+                best = (d2, i);
+            }
+        }
+        best.1
+    }
+
+    fn refine(&self, i: usize, p: [f64; 2]) -> Located {
+        let fa = self.ahead_of(i, p);
+        let fb = self.ahead_of(i + 1, p);
+        let mut t = if fa - fb > 0.0 { fa / (fa - fb) } else { 0.5 };
+        // One Gauss-Newton step on the Hermite centreline.
+        let (c, tangent) = self.centre_at(i, t);
+        let along = (p[0] - c[0]) * tangent[0] + (p[1] - c[1]) * tangent[1];
+        t = (t + along / self.spacing_m).clamp(0.0, 1.0);
+        let (c, tangent) = self.centre_at(i, t);
+        let d = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
+        Located {
+            i,
+            t,
+            s: (i as f64 + t) * self.spacing_m,
+            d,
+            tangent,
+        }
+    }
+
+    fn plausible(&self, loc: &Located) -> bool {
+        let p = &self.samples[loc.i].profile;
+        let side = if loc.d >= 0.0 { 0 } else { 1 };
+        loc.d.abs() <= p.barrier_m[side] + PLAUSIBLE_BEYOND_BARRIER_M
+    }
+
+    fn locate(&self, p: [f64; 2], hint: &mut TrackHint) -> Located {
+        let local = self
+            .walk(hint.segment, p)
+            .map(|i| self.refine(i, p))
+            .filter(|loc| self.plausible(loc));
+        let loc = match local {
+            Some(loc) => loc,
+            None => {
+                let start = self.nearest_sample(p);
+                let i = self.walk(start, p).unwrap_or(start);
+                self.refine(i, p)
+            }
+        };
+        hint.segment = loc.i;
+        loc
+    }
+
+    /// Interpolated profile value helper.
+    fn profile_lerp(&self, loc: &Located, f: impl Fn(&ProfileSample) -> f64) -> f64 {
+        lerp(
+            f(&self.samples[loc.i].profile),
+            f(&self.samples[loc.i + 1].profile),
+            loc.t,
+        )
+    }
+
+    pub(crate) fn ground(&self, x: f64, y: f64, hint: &mut TrackHint) -> GroundHit {
+        let loc = self.locate([x, y], hint);
+        let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
+        let (t, d, ds) = (loc.t, loc.d, self.spacing_m);
+        let (h, dh) = hermite(t);
+        let (pa, pb) = (&a.profile, &b.profile);
+        let centre_height =
+            h[0] * pa.height_m + h[1] * ds * pa.grade + h[2] * pb.height_m + h[3] * ds * pb.grade;
+        let grade = (dh[0] * pa.height_m
+            + dh[1] * ds * pa.grade
+            + dh[2] * pb.height_m
+            + dh[3] * ds * pb.grade)
+            / ds;
+        let tan_bank = lerp(pa.tan_bank, pb.tan_bank, t);
+        let tan_bank_rate = lerp(pa.tan_bank_rate, pb.tan_bank_rate, t);
+        let curvature = lerp(a.centre.curvature, b.centre.curvature, t);
+
+        let side = if d >= 0.0 { 0 } else { 1 };
+        let sign = if d >= 0.0 { 1.0 } else { -1.0 };
+        let abs_d = d.abs();
+        let half_width = lerp(pa.half_width_m[side], pb.half_width_m[side], t);
+
+        let mut height = centre_height - d * tan_bank;
+        let mut dz_ds = grade - d * tan_bank_rate;
+        let mut dz_dd = -tan_bank;
+
+        // Crown: a parabola on the racing surface continued by its edge slope beyond.
+        if self.crown_m > 0.0 {
+            let (c, slope) = if abs_d <= half_width {
+                let r = abs_d / half_width;
+                (
+                    self.crown_m * (1.0 - r * r),
+                    -2.0 * self.crown_m * r / half_width,
+                )
+            } else {
+                let slope = -2.0 * self.crown_m / half_width;
+                (slope * (abs_d - half_width), slope)
+            };
+            height += c;
+            dz_dd += slope * sign;
+        }
+
+        let bump = self.bumps.at(loc.s, d, 1.0);
+        height += bump.height_m;
+        dz_ds += bump.d_ds;
+        dz_dd += bump.d_dd;
+
+        // Surface band and its kerb height / roughness.
+        let ids = a.surface.ids;
+        let kerb_id = ids[KERB_BAND * 2 + side];
+        let beyond_edge = abs_d - half_width;
+        let id = if beyond_edge <= 0.0 {
+            ids[TRACK_BAND * 2 + side]
+        } else if kerb_id != NO_KERB && beyond_edge < self.kerb_width_m {
+            let fade = lerp(a.surface.kerb_fade[side], b.surface.kerb_fade[side], t);
+            let fade_rate = (b.surface.kerb_fade[side] - a.surface.kerb_fade[side]) / ds;
+            let u = beyond_edge / self.kerb_width_m;
+            let angle = std::f64::consts::PI * u;
+            let shape = angle.sin().powi(2);
+            let shape_rate = std::f64::consts::PI * (2.0 * angle).sin() / self.kerb_width_m;
+            height += self.kerb_height_m * fade * shape;
+            dz_ds += self.kerb_height_m * fade_rate * shape;
+            dz_dd += self.kerb_height_m * fade * shape_rate * sign;
+            let amp = Surface::of(surface::kind_of(kerb_id)).roughness_m;
+            self.add_roughness(
+                kerb_id,
+                &loc,
+                [
+                    amp * fade * shape,
+                    amp * fade_rate * shape,
+                    amp * fade * shape_rate * sign,
+                ],
+                (&mut height, &mut dz_ds, &mut dz_dd),
+            );
+            kerb_id
+        } else {
+            let runoff_id = ids[RUNOFF_BAND * 2 + side];
+            let inner = if kerb_id != NO_KERB {
+                self.kerb_width_m
+            } else {
+                0.0
+            };
+            let fade = lerp(a.surface.runoff_fade[side], b.surface.runoff_fade[side], t);
+            let fade_rate = (b.surface.runoff_fade[side] - a.surface.runoff_fade[side]) / ds;
+            let (lateral, lateral_rate) =
+                smoothstep_with_slope((beyond_edge - inner) / RUNOFF_LATERAL_FADE_M);
+            let amp = Surface::of(surface::kind_of(runoff_id)).roughness_m;
+            self.add_roughness(
+                runoff_id,
+                &loc,
+                [
+                    amp * fade * lateral,
+                    amp * fade_rate * lateral,
+                    amp * fade * lateral_rate / RUNOFF_LATERAL_FADE_M * sign,
+                ],
+                (&mut height, &mut dz_ds, &mut dz_dd),
+            );
+            runoff_id
+        };
+
+        // World gradient: along-track slope per metre of ground travelled at offset d.
+        let stretch = (1.0 - curvature * d).max(0.1);
+        let along = dz_ds / stretch;
+        let left = [-loc.tangent[1], loc.tangent[0]];
+        let gx = along * loc.tangent[0] + dz_dd * left[0];
+        let gy = along * loc.tangent[1] + dz_dd * left[1];
+        let norm = (gx * gx + gy * gy + 1.0).sqrt();
+        GroundHit {
+            height_m: height,
+            normal: [-gx / norm, -gy / norm, 1.0 / norm],
+            surface: Surface::of(surface::kind_of(id)),
+        }
+    }
+
+    /// Adds roughness of surface `id` with amplitude `[a, da/ds, da/dd]` to the height and its
+    /// slopes.
+    fn add_roughness(
+        &self,
+        id: u8,
+        loc: &Located,
+        amplitude: [f64; 3],
+        (height, dz_ds, dz_dd): (&mut f64, &mut f64, &mut f64),
+    ) {
+        if amplitude == [0.0; 3] {
+            return;
+        }
+        let field = &self.roughness[usize::from(id).min(4)];
+        let BumpValue {
+            height_m,
+            d_ds,
+            d_dd,
+        } = field.at(loc.s, loc.d, 1.0);
+        *height += amplitude[0] * height_m;
+        *dz_ds += amplitude[0] * d_ds + amplitude[1] * height_m;
+        *dz_dd += amplitude[0] * d_dd + amplitude[2] * height_m;
+    }
+
+    pub(crate) fn project(&self, p: [f64; 3], hint: &mut TrackHint) -> TrackCoord {
+        let loc = self.locate([p[0], p[1]], hint);
+        let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
+        TrackCoord {
+            distance_m: loc.s.rem_euclid(self.length_m),
+            lateral_m: loc.d,
+            heading_rad: loc.tangent[1].atan2(loc.tangent[0]),
+            curvature_per_m: lerp(a.centre.curvature, b.centre.curvature, loc.t),
+            half_width_left_m: self.profile_lerp(&loc, |p| p.half_width_m[0]),
+            half_width_right_m: self.profile_lerp(&loc, |p| p.half_width_m[1]),
+        }
+    }
+
+    pub(crate) fn barrier_contact(
+        &self,
+        p: [f64; 3],
+        radius_m: f64,
+        hint: &mut TrackHint,
+    ) -> Option<BarrierHit> {
+        let loc = self.locate([p[0], p[1]], hint);
+        let left_barrier = self.profile_lerp(&loc, |p| p.barrier_m[0]);
+        let right_barrier = self.profile_lerp(&loc, |p| p.barrier_m[1]);
+        let left = [-loc.tangent[1], loc.tangent[0]];
+        let into_left = loc.d + radius_m - left_barrier;
+        let into_right = -loc.d + radius_m - right_barrier;
+        if into_left > 0.0 && into_left >= into_right {
+            Some(BarrierHit {
+                normal: [-left[0], -left[1], 0.0],
+                depth_m: into_left,
+            })
+        } else if into_right > 0.0 {
+            Some(BarrierHit {
+                normal: [left[0], left[1], 0.0],
+                depth_m: into_right,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The cross-section at `distance_m` along the lap.
+    pub(crate) fn section(&self, distance_m: f64) -> TrackSection {
+        let s = distance_m.rem_euclid(self.length_m);
+        let i = ((s / self.spacing_m) as usize).min(self.n - 1);
+        let t = (s / self.spacing_m - i as f64).clamp(0.0, 1.0);
+        let (xy, tangent) = self.centre_at(i, t);
+        let (a, b) = (&self.samples[i], &self.samples[i + 1]);
+        let (h, _) = hermite(t);
+        let ds = self.spacing_m;
+        let (pa, pb) = (&a.profile, &b.profile);
+        let height =
+            h[0] * pa.height_m + h[1] * ds * pa.grade + h[2] * pb.height_m + h[3] * ds * pb.grade;
+        let mix = |f: fn(&ProfileSample) -> f64| lerp(f(pa), f(pb), t);
+        TrackSection {
+            distance_m: s,
+            centre_m: [xy[0], xy[1], height],
+            heading_rad: tangent[1].atan2(tangent[0]),
+            curvature_per_m: lerp(a.centre.curvature, b.centre.curvature, t),
+            bank_rad: mix(|p| p.tan_bank).atan(),
+            grade: mix(|p| p.grade),
+            half_width_left_m: mix(|p| p.half_width_m[0]),
+            half_width_right_m: mix(|p| p.half_width_m[1]),
+            barrier_left_m: mix(|p| p.barrier_m[0]),
+            barrier_right_m: mix(|p| p.barrier_m[1]),
+        }
+    }
+
+    /// Grid slot `slot`: behind the line, alternating left and right of the centreline.
+    pub(crate) fn start_pose(&self, slot: usize) -> ([f64; 3], f64) {
+        let behind = FIRST_SLOT_BEHIND_M + slot as f64 * self.grid_spacing_m;
+        let section = self.section(self.length_m - behind);
+        let offset = if slot % 2 == 0 {
+            0.3 * section.half_width_left_m
+        } else {
+            -0.3 * section.half_width_right_m
+        };
+        let (sin, cos) = section.heading_rad.sin_cos();
+        let x = section.centre_m[0] - sin * offset;
+        let y = section.centre_m[1] + cos * offset;
+        let mut hint = TrackHint {
+            segment: ((section.distance_m / self.spacing_m) as usize).min(self.n - 1),
+        };
+        let ground = self.ground(x, y, &mut hint);
+        ([x, y, ground.height_m], section.heading_rad)
+    }
+}
