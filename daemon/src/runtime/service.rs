@@ -262,6 +262,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     };
 
     let mut last_report = Instant::now();
+    let mut last_heartbeat = shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed);
     let mut panicked = false;
     loop {
         if stop_request.requested() {
@@ -282,7 +283,13 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
         }
         if last_report.elapsed() >= Duration::from_secs(1) {
             last_report = Instant::now();
-            let status = status_text(&status_reader.read());
+            let heartbeat = shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed);
+            let status = if heartbeat == last_heartbeat {
+                "physics loop stalled: no tick in the last second".to_string()
+            } else {
+                status_text(&status_reader.read())
+            };
+            last_heartbeat = heartbeat;
             notifier.send(&format!("STATUS={status}"));
             if display.is_some() {
                 tracing::debug!("loop health: {status}");

@@ -1,0 +1,140 @@
+//! The RT tick never allocates: 10 000 ticks of the real loop (world with robot cars, every
+//! output stage the config enables, input hand-off, frame slots, health windows rolling over,
+//! catch-up, a fault and an e-stop with their safe stops and resumes) under a counting global
+//! allocator armed on the ticking thread only.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use rig_physics::Controls;
+use rigd::runtime::clock::now_ns;
+use rigd::runtime::player_input::PlayerInput;
+use rigd::runtime::rt_loop::{FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use rigd::runtime::simulation::Simulation;
+use rigd::runtime::stages::build_output_stages;
+
+struct CountingAllocator;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn count() {
+    if ARMED.with(|armed| armed.get()) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; counting has no effect on
+// the memory handed out.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+const TICKS: u64 = 10_000;
+
+#[test]
+fn ten_thousand_ticks_with_every_output_allocate_nothing() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/all-outputs.toml"
+    );
+    let config = rigd::runtime::service::load_config(Some(std::path::Path::new(path)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sim = Simulation::build(&config.sim, config.realtime.rate_hz).unwrap();
+    let (mut input_writer, input) = rigd::handoff::latest_value(PlayerInput::DISCONNECTED);
+    let (slots, mut readers) = FrameSlots::new(2);
+    let stages = build_output_stages(&config).unwrap();
+    let parts = LoopParts {
+        sim,
+        stages,
+        input,
+        slots,
+    };
+    let shared = Arc::new(LoopShared::default());
+    let timing = LoopTiming::from_config(&config.realtime);
+    let mut rt_loop = RtLoop::new(parts, timing, shared.clone());
+    let driving = PlayerInput {
+        connected: true,
+        controls: Controls {
+            throttle: 0.6,
+            steering: 0.1,
+            ..Controls::SAFE_STOP
+        },
+        reset_requested: false,
+        estop: false,
+    };
+
+    let start = now_ns();
+    ARMED.with(|armed| armed.set(true));
+    for tick in 0..TICKS {
+        // Input changes hands as the input threads would publish it.
+        let input = match tick {
+            2_000..=2_999 => driving,
+            3_000..=3_499 => PlayerInput {
+                estop: true,
+                ..driving
+            },
+            _ => PlayerInput::DISCONNECTED,
+        };
+        input_writer.write(input);
+        // A 30 ms hiccup at tick 5000 (catch-up, dropped time, fault); some slow ticks.
+        let missed = match tick {
+            5_000 => 30,
+            t if t % 997 == 0 => 1,
+            _ => 0,
+        };
+        let wake = now_ns();
+        rt_loop.tick(wake, missed * 1_000_000 + 40_000, missed);
+        // Let wall time pass so the one-second health window rolls over a few times.
+        std::thread::sleep(std::time::Duration::from_micros(150));
+    }
+    ARMED.with(|armed| armed.set(false));
+    let elapsed_s = (now_ns() - start) as f64 / 1e9;
+
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed),
+        0,
+        "the RT tick allocated"
+    );
+    assert!(
+        elapsed_s > 1.5,
+        "health windows must roll over during the run ({elapsed_s} s)"
+    );
+    assert_eq!(shared.heartbeat.load(Ordering::Relaxed), TICKS);
+    let last = readers[0].read();
+    assert!(
+        last.health.ticks > TICKS,
+        "catch-up steps counted: {}",
+        last.health.ticks
+    );
+    assert!(last.health.dropped_time_ms >= 25.0, "{:?}", last.health);
+    assert_eq!(last.sequence as u64, TICKS - 1);
+    assert_eq!(readers[1].read().sequence, last.sequence);
+}

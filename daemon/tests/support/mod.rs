@@ -1,0 +1,146 @@
+//! Shared helpers of the runtime tests that drive the real `rigd` binary: a temp directory,
+//! a fake systemd notify socket, and starting `rigd run` until it reports READY=1.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::os::unix::net::UnixDatagram;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A fresh directory under the target dir's tmp, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("rigd-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A datagram socket standing in for systemd's notify socket.
+pub struct NotifySocket {
+    pub path: PathBuf,
+    socket: UnixDatagram,
+}
+
+impl NotifySocket {
+    pub fn bind(dir: &Path) -> NotifySocket {
+        let path = dir.join("notify.sock");
+        let socket = UnixDatagram::bind(&path).unwrap();
+        NotifySocket { path, socket }
+    }
+
+    /// The next message within `timeout`.
+    pub fn recv(&self, timeout: Duration) -> Option<String> {
+        self.socket
+            .set_read_timeout(Some(timeout.max(Duration::from_millis(1))))
+            .unwrap();
+        let mut buf = [0u8; 4096];
+        let n = self.socket.recv(&mut buf).ok()?;
+        Some(String::from_utf8_lossy(&buf[..n]).into_owned())
+    }
+
+    /// Waits for a message containing `needle`; returns every message seen (with its
+    /// arrival time) up to and including it.
+    pub fn wait_for(&self, needle: &str, timeout: Duration) -> Vec<(Instant, String)> {
+        let end = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        while Instant::now() < end {
+            if let Some(msg) = self.recv(end - Instant::now()) {
+                let done = msg.contains(needle);
+                seen.push((Instant::now(), msg));
+                if done {
+                    return seen;
+                }
+            }
+        }
+        panic!("no `{needle}` notification within {timeout:?}; saw {seen:?}");
+    }
+
+    /// Every message arriving during `window`.
+    pub fn collect(&self, window: Duration) -> Vec<(Instant, String)> {
+        let end = Instant::now() + window;
+        let mut seen = Vec::new();
+        while Instant::now() < end {
+            if let Some(msg) = self.recv(end - Instant::now()) {
+                seen.push((Instant::now(), msg));
+            }
+        }
+        seen
+    }
+}
+
+/// A config for tests: the defaults, without PM QoS and memory locking (the test machine
+/// is shared).
+pub const TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\n";
+
+/// `rigd run` with `config`, notifying `notify`, plus `extra` args and env.
+pub fn spawn_rigd(
+    config: &Path,
+    notify: &NotifySocket,
+    extra_args: &[&str],
+    env: &[(&str, &str)],
+) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rigd"));
+    command
+        .args(["--config", config.to_str().unwrap(), "run", "--no-display"])
+        .args(extra_args)
+        .env("NOTIFY_SOCKET", &notify.path)
+        .env_remove("WATCHDOG_USEC")
+        .env_remove("WATCHDOG_PID")
+        .env_remove("JOURNAL_STREAM")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.spawn().unwrap()
+}
+
+/// Sends `signal` to `child`.
+pub fn signal(child: &Child, signal: i32) {
+    // SAFETY: kill with a valid pid and signal number.
+    let rc = unsafe { libc::kill(child.id() as i32, signal) };
+    assert_eq!(rc, 0);
+}
+
+/// Waits for `child` to exit within `timeout`; kills it (and fails) otherwise.
+pub fn wait_exit(child: &mut Child, timeout: Duration) -> std::process::ExitStatus {
+    let end = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            panic!("rigd did not exit within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+/// Everything `child` wrote to stderr (after it exited).
+pub fn stderr_of(child: &mut Child) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut text);
+    }
+    text
+}
