@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs missing system packages, checks formatting and
 # lints, runs every crate's tests, then the checks that need real system parts.
+# Extra checks: one line each at the end (owners add their own script here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-deps.sh test
@@ -11,3 +12,6 @@ echo "== cargo clippy (all targets, -D warnings)" >&2
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== cargo test (workspace)" >&2
 cargo test --workspace --quiet 2>&1 | tee /tmp/rigd-test.log
+
+echo "== systemd-analyze verify (systemd/)" >&2
+scripts/verify-systemd.sh
