@@ -1,5 +1,62 @@
-//! The `rig-dash` command line.
+//! The `rig-dash` command line: parse options, stop cleanly on SIGTERM/SIGHUP/SIGINT, run the
+//! dashboard, and map failures to exit codes (2 for bad arguments, through clap; 1 otherwise).
 
-fn main() {
-    println!("rig-dash: skeleton");
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::Parser;
+use rig_dash::{DashOptions, FormatChoice, DEFAULT_FPS, DEFAULT_LISTEN};
+
+/// Terminal dashboard for rigd and for games that send UDP telemetry.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    /// UDP address to listen on; repeat for several (default: rigd's native port on loopback).
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: Vec<SocketAddr>,
+    /// Decode every datagram as this format instead of recognising it by size and magic.
+    #[arg(long, value_enum, default_value_t = FormatChoice::Auto)]
+    format: FormatChoice,
+    /// Frames drawn per second.
+    #[arg(long, default_value_t = DEFAULT_FPS, value_parser = clap::value_parser!(u32).range(1..=240))]
+    fps: u32,
+}
+
+/// Set by the signal handler; the dashboard polls it every frame.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn request_stop(_signal: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Lets SIGTERM, SIGHUP and SIGINT end the loop normally so the terminal is restored.
+fn install_stop_handlers() {
+    for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(signal, request_stop as *const () as libc::sighandler_t);
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let options = DashOptions {
+        listen: if cli.listen.is_empty() {
+            vec![DEFAULT_LISTEN]
+        } else {
+            cli.listen
+        },
+        format: cli.format,
+        fps: cli.fps,
+    };
+    install_stop_handlers();
+    match rig_dash::run_terminal(&options, &STOP) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("rig-dash: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -1,0 +1,238 @@
+//! The frame around the pages: the title bar (name, page tabs, LIVE / NO DATA / FROZEN badge),
+//! the source status line (format, sender, packet rate, age, counters) and the key-binding bar.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use super::health::age_text;
+use super::pages::Page;
+use super::View;
+use crate::keys::KEY_BAR;
+use crate::theme::THEME;
+
+/// The title bar.
+#[derive(Debug, Clone, Copy)]
+pub struct TitleBar<'a> {
+    /// What is shown.
+    pub view: &'a View<'a>,
+    /// The selected page.
+    pub page: Page,
+    /// True while the display is frozen.
+    pub frozen: bool,
+}
+
+impl Widget for TitleBar<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let mut badges = Vec::new();
+        if self.frozen {
+            badges.push(Span::styled(" FROZEN (f) ", THEME.frozen));
+        }
+        if self.view.no_data() {
+            badges.push(Span::styled(" NO DATA ", THEME.no_data));
+        } else if !self.frozen {
+            badges.push(Span::styled(" LIVE ", THEME.live));
+        }
+        let badge_width: u16 = badges.iter().map(|s| s.width() as u16).sum();
+        let [tabs_area, badge_area] =
+            Layout::horizontal([Constraint::Min(0), Constraint::Length(badge_width)]).areas(area);
+
+        let mut tabs = vec![Span::styled("rig-dash ", THEME.title)];
+        for page in Page::ALL {
+            let style = if page == self.page {
+                THEME.tab_selected
+            } else {
+                THEME.tab
+            };
+            let label = if page == self.page {
+                format!("[{}]", page.title())
+            } else {
+                format!(" {} ", page.title())
+            };
+            tabs.push(Span::styled(label, style));
+        }
+        Line::from(tabs).render(tabs_area, buf);
+        Line::from(badges)
+            .alignment(Alignment::Right)
+            .render(badge_area, buf);
+    }
+}
+
+/// The source status line.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusLine<'a>(pub &'a View<'a>);
+
+impl Widget for StatusLine<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let view = self.0;
+        let source = &view.state.source;
+        let separator = || Span::styled(" │ ", THEME.border);
+        let mut spans = Vec::new();
+        match (source.format, source.last_from, source.age(view.now)) {
+            (Some(format), Some(from), Some(age)) => {
+                spans.push(Span::styled(format!("{format} from {from}"), THEME.value));
+                spans.push(separator());
+                spans.push(Span::styled(
+                    format!("{:.0} pkt/s", source.rate_hz()),
+                    THEME.value,
+                ));
+                spans.push(separator());
+                spans.push(Span::styled(
+                    format!("age {}", age_text(age)),
+                    if view.no_data() {
+                        THEME.bad
+                    } else {
+                        THEME.value
+                    },
+                ));
+            }
+            _ => {
+                let listening = source
+                    .listening
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                spans.push(Span::styled(format!("listening {listening}"), THEME.value));
+                spans.push(separator());
+                spans.push(Span::styled("no packet yet", THEME.bad));
+            }
+        }
+        spans.push(separator());
+        spans.push(Span::styled(
+            format!("pkts {}", source.packets),
+            THEME.label,
+        ));
+        spans.push(separator());
+        spans.push(Span::styled(
+            format!("garbage {}", source.garbage),
+            if source.garbage > 0 {
+                THEME.warn
+            } else {
+                THEME.label
+            },
+        ));
+        if source.dropped > 0 {
+            spans.push(separator());
+            spans.push(Span::styled(
+                format!("dropped {}", source.dropped),
+                THEME.warn,
+            ));
+        }
+        Line::from(spans).render(area, buf);
+    }
+}
+
+/// The key-binding bar at the bottom of the screen.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyBar;
+
+impl Widget for KeyBar {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let spans: Vec<Span> = KEY_BAR
+            .iter()
+            .flat_map(|(key, description)| {
+                [
+                    Span::styled(format!(" {key} "), THEME.key),
+                    Span::styled(format!(" {description}  "), THEME.key_description),
+                ]
+            })
+            .collect();
+        Line::from(spans).render(area, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::test_support::*;
+
+    #[test]
+    fn title_bar_badges() {
+        let (state, now) = live_state();
+        let view = View {
+            state: &state,
+            now,
+            map_zoom: 0,
+        };
+        let live = rows(&render(
+            TitleBar {
+                view: &view,
+                page: Page::Drive,
+                frozen: false,
+            },
+            80,
+            1,
+        ));
+        assert_eq!(
+            live[0],
+            "rig-dash [Drive] Tyres  Track  Rig                                         LIVE "
+        );
+        let frozen = rows(&render(
+            TitleBar {
+                view: &view,
+                page: Page::Rig,
+                frozen: true,
+            },
+            80,
+            1,
+        ));
+        assert!(
+            frozen[0].contains(" Drive  Tyres  Track [Rig]"),
+            "{frozen:?}"
+        );
+        assert!(frozen[0].ends_with(" FROZEN (f) "), "{frozen:?}");
+        let (empty, later) = empty_state();
+        let view = View {
+            state: &empty,
+            now: later,
+            map_zoom: 0,
+        };
+        let none = rows(&render(
+            TitleBar {
+                view: &view,
+                page: Page::Drive,
+                frozen: false,
+            },
+            80,
+            1,
+        ));
+        assert!(none[0].ends_with(" NO DATA "), "{none:?}");
+    }
+
+    #[test]
+    fn status_line_live_and_empty() {
+        let (state, now) = live_state();
+        let view = View {
+            state: &state,
+            now,
+            map_zoom: 0,
+        };
+        let live = rows(&render(StatusLine(&view), 80, 1));
+        assert_eq!(
+            live[0].trim_end(),
+            "rigd native from 127.0.0.1:40000 │ 121 pkt/s │ age 5.0 ms │ pkts 121 │ garbage 7"
+        );
+        let (empty, later) = empty_state();
+        let view = View {
+            state: &empty,
+            now: later,
+            map_zoom: 0,
+        };
+        let none = rows(&render(StatusLine(&view), 80, 1));
+        assert_eq!(
+            none[0].trim_end(),
+            "listening 127.0.0.1:20999 │ no packet yet │ pkts 0 │ garbage 0"
+        );
+    }
+
+    #[test]
+    fn key_bar_lists_the_short_bindings() {
+        let bar = rows(&render(KeyBar, 80, 1));
+        assert_eq!(
+            bar[0].trim_end(),
+            " q  quit   ?  help   f  freeze   Tab  page   +/-  zoom"
+        );
+    }
+}

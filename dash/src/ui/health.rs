@@ -1,0 +1,290 @@
+//! rigd's loop health (tick rate, wake-latency percentiles, step time, late ticks) and the
+//! telemetry source's statistics (addresses, format, packets, garbage, drops, age). Loop health
+//! exists only in native packets; for other formats the panel says so.
+
+use std::time::Duration;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::text::MISSING;
+use super::{panel, View};
+use crate::state::Garbage;
+use crate::theme::THEME;
+
+/// Wake-latency p99 above which the figure is marked as a concern, microseconds.
+pub const WAKE_P99_WARN_US: f64 = 250.0;
+
+/// `1.2 ms`, `850 ms`, `3.4 s`: a compact age.
+pub fn age_text(age: Duration) -> String {
+    let ms = age.as_secs_f64() * 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1000.0)
+    }
+}
+
+/// One line of loop health, for the drive page.
+#[derive(Debug, Clone, Copy)]
+pub struct LoopHealthLine<'a>(pub &'a View<'a>);
+
+impl Widget for LoopHealthLine<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let view = self.0;
+        let Some(sample) = view.sample() else {
+            Line::styled("loop health: waiting for rigd", THEME.dim).render(area, buf);
+            return;
+        };
+        let Some(health) = sample.health else {
+            Line::styled(
+                format!(
+                    "loop health: only from rigd (source sends {})",
+                    sample.format
+                ),
+                THEME.dim,
+            )
+            .render(area, buf);
+            return;
+        };
+        let value = view.value_style();
+        let wake_style = if health.wake_latency_p99_us > WAKE_P99_WARN_US {
+            THEME.warn
+        } else {
+            value
+        };
+        let late_style = if health.late_ticks_1ms > 0 {
+            THEME.bad
+        } else if health.late_ticks_250us > 0 {
+            THEME.warn
+        } else {
+            value
+        };
+        Line::from(vec![
+            Span::styled("loop ", THEME.label),
+            Span::styled(format!("{:.0} Hz", health.tick_rate_hz), value),
+            Span::styled(" │ wake p99 ", THEME.label),
+            Span::styled(format!("{:.0}µs", health.wake_latency_p99_us), wake_style),
+            Span::styled(" max ", THEME.label),
+            Span::styled(format!("{:.0}µs", health.wake_latency_max_us), value),
+            Span::styled(" │ step p99 ", THEME.label),
+            Span::styled(format!("{:.0}µs", health.step_p99_us), value),
+            Span::styled(" │ late >250µs ", THEME.label),
+            Span::styled(health.late_ticks_250us.to_string(), late_style),
+            Span::styled(" >1ms ", THEME.label),
+            Span::styled(health.late_ticks_1ms.to_string(), late_style),
+        ])
+        .render(area, buf);
+    }
+}
+
+fn garbage_reason(garbage: Garbage) -> String {
+    match garbage {
+        Garbage::Unrecognised { len } => format!("{len} B, no known format"),
+        Garbage::Malformed { format, len } => format!("{len} B, bad {format}"),
+    }
+}
+
+/// The source statistics panel, for the rig page.
+#[derive(Debug, Clone, Copy)]
+pub struct SourcePanel<'a>(pub &'a View<'a>);
+
+impl Widget for SourcePanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let view = self.0;
+        let source = &view.state.source;
+        let value = THEME.value;
+        let row = |label: &'static str, text: String, style| {
+            Line::from(vec![
+                Span::styled(format!("{label:<10}"), THEME.label),
+                Span::styled(text, style),
+            ])
+        };
+        let listening = source
+            .listening
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let lines = vec![
+            row("listening", listening, value),
+            row(
+                "sender",
+                source
+                    .last_from
+                    .map_or_else(|| MISSING.to_owned(), |a| a.to_string()),
+                value,
+            ),
+            row("format", source.format.unwrap_or(MISSING).to_owned(), value),
+            row(
+                "packets",
+                format!("{} ({:.0}/s)", source.packets, source.rate_hz()),
+                value,
+            ),
+            row(
+                "garbage",
+                match source.last_garbage {
+                    Some(g) => format!("{} (last: {})", source.garbage, garbage_reason(g)),
+                    None => "0".to_owned(),
+                },
+                if source.garbage > 0 {
+                    THEME.warn
+                } else {
+                    value
+                },
+            ),
+            row(
+                "dropped",
+                source.dropped.to_string(),
+                if source.dropped > 0 {
+                    THEME.warn
+                } else {
+                    value
+                },
+            ),
+            row(
+                "age",
+                source
+                    .age(view.now)
+                    .map_or_else(|| "no packet yet".to_owned(), age_text),
+                if view.no_data() { THEME.bad } else { value },
+            ),
+        ];
+        Paragraph::new(lines)
+            .block(panel("Source"))
+            .render(area, buf);
+    }
+}
+
+/// Loop health and force-feedback state in full, for the rig page.
+#[derive(Debug, Clone, Copy)]
+pub struct HealthPanel<'a>(pub &'a View<'a>);
+
+impl Widget for HealthPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let view = self.0;
+        let block = panel("rigd loop");
+        let Some(health) = view.sample().and_then(|s| s.health) else {
+            let text = match view.sample() {
+                Some(sample) => format!("only from rigd (source sends {})", sample.format),
+                None => "waiting for rigd".to_owned(),
+            };
+            Paragraph::new(Line::styled(text, THEME.dim))
+                .block(block)
+                .render(area, buf);
+            return;
+        };
+        let value = view.value_style();
+        let row = |label: &'static str, text: String| {
+            Line::from(vec![
+                Span::styled(format!("{label:<14}"), THEME.label),
+                Span::styled(text, value),
+            ])
+        };
+        let mut lines = vec![
+            row("ticks", health.ticks.to_string()),
+            row("tick rate", format!("{:.1} Hz", health.tick_rate_hz)),
+            row(
+                "wake p50/p99",
+                format!(
+                    "{:.0} / {:.0} µs",
+                    health.wake_latency_p50_us, health.wake_latency_p99_us
+                ),
+            ),
+            row("wake max", format!("{:.0} µs", health.wake_latency_max_us)),
+            row("step p99", format!("{:.0} µs", health.step_p99_us)),
+            row(
+                "late ticks",
+                format!(
+                    "{} >250µs, {} >1ms",
+                    health.late_ticks_250us, health.late_ticks_1ms
+                ),
+            ),
+            row("dropped time", format!("{:.1} ms", health.dropped_time_ms)),
+        ];
+        if let Some(torque) = view.sample().and_then(|s| s.steering_torque) {
+            lines.push(row(
+                "ffb output",
+                torque.ffb_output.map_or_else(
+                    || "no device".to_owned(),
+                    |o| {
+                        format!(
+                            "{:+.0}%{}",
+                            o * 100.0,
+                            if torque.clipping { " CLIP" } else { "" }
+                        )
+                    },
+                ),
+            ));
+        }
+        Paragraph::new(lines).block(block).render(area, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::test_support::*;
+
+    #[test]
+    fn ages_are_compact() {
+        assert_eq!(age_text(Duration::from_micros(1500)), "1.5 ms");
+        assert_eq!(age_text(Duration::from_millis(850)), "850 ms");
+        assert_eq!(age_text(Duration::from_millis(3400)), "3.4 s");
+    }
+
+    #[test]
+    fn loop_health_line_when_native() {
+        let (state, now) = live_state();
+        let view = View {
+            state: &state,
+            now,
+            map_zoom: 0,
+        };
+        let rows = rows(&render(LoopHealthLine(&view), 80, 1));
+        assert_eq!(
+            rows[0].trim_end(),
+            "loop 1000 Hz │ wake p99 45µs max 230µs │ step p99 120µs │ late >250µs 3 >1ms 0"
+        );
+    }
+
+    #[test]
+    fn loop_health_only_from_rigd() {
+        let (mut state, now) = live_state();
+        if let Some(sample) = state.latest.as_mut() {
+            sample.format = "forza";
+            sample.health = None;
+        }
+        let view = View {
+            state: &state,
+            now,
+            map_zoom: 0,
+        };
+        let rows = rows(&render(LoopHealthLine(&view), 80, 1));
+        assert!(rows[0].starts_with("loop health: only from rigd (source sends forza)"));
+        insta::assert_snapshot!(terminal(HealthPanel(&view), 40, 4).backend());
+    }
+
+    #[test]
+    fn source_and_health_panels() {
+        let (state, now) = live_state();
+        let view = View {
+            state: &state,
+            now,
+            map_zoom: 0,
+        };
+        let rows = rows(&render(SourcePanel(&view), 44, 9));
+        assert!(rows[4].contains("packets   121 (121/s)"), "{rows:?}");
+        assert!(
+            rows[5].contains("garbage   7 (last: 13 B, no known format)"),
+            "{rows:?}"
+        );
+        assert!(rows[7].contains("age       5.0 ms"), "{rows:?}");
+        insta::assert_snapshot!("source", terminal(SourcePanel(&view), 44, 9).backend());
+        insta::assert_snapshot!("health", terminal(HealthPanel(&view), 40, 10).backend());
+    }
+}

@@ -1,0 +1,276 @@
+//! End to end: the real `rig-dash` binary in a detached tmux session of fixed size, fed by a real
+//! UDP sender on loopback. `tmux capture-pane -p` must show the speed, gear and rpm that were
+//! sent, follow them when they change, survive seconds of garbage and truncated packets at
+//! 1 kHz while its garbage counter keeps moving, show NO DATA when valid data stops, and quit
+//! on `q`.
+//!
+//! Waits poll the screen with generous deadlines (a loaded 2-core machine); nothing here
+//! measures speed.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rig_protocols::{Format, Frame};
+
+const WIDTH: u16 = 100;
+const HEIGHT: u16 = 30;
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// A private tmux server (its own socket name), killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("rig-dash-e2e-{}", std::process::id()),
+        };
+        let status = tmux
+            .command()
+            .args(["new-session", "-d", "-s", "dash"])
+            .args(["-x", &WIDTH.to_string(), "-y", &HEIGHT.to_string()])
+            .arg(command)
+            .status()
+            .expect("tmux must be installed to run this test (apt-get install tmux)");
+        assert!(status.success(), "tmux new-session failed");
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.args(["-L", &self.socket]);
+        command
+    }
+
+    fn capture(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-t", "dash"])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn send_keys(&self, keys: &str) {
+        let status = self
+            .command()
+            .args(["send-keys", "-t", "dash", keys])
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    fn session_alive(&self) -> bool {
+        self.command()
+            .args(["has-session", "-t", "dash"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    /// Polls the screen until `predicate` holds; panics with the last screen otherwise.
+    fn wait_for(&self, what: &str, predicate: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let screen = self.capture();
+            if predicate(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        // The server is usually gone already (the session ended with rig-dash).
+        let _ = self
+            .command()
+            .arg("kill-server")
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+/// What the sender thread sends each millisecond: this frame as a native packet, or (`None`)
+/// garbage and truncated packets.
+type Feed = Option<Frame>;
+
+/// A 1 kHz UDP sender on loopback.
+struct Sender {
+    feed: Arc<Mutex<Feed>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sender {
+    fn start(destination: SocketAddr, feed: Feed) -> Sender {
+        let feed = Arc::new(Mutex::new(feed));
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (feed, stop) = (Arc::clone(&feed), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+                let mut buffer = vec![0u8; rig_protocols::telemetry::MAX_PACKET_LEN];
+                let start = Instant::now();
+                let mut tick = 0u32;
+                while !stop.load(Ordering::Relaxed) {
+                    let current = *feed.lock().unwrap();
+                    match current {
+                        Some(mut frame) => {
+                            frame.sequence = tick;
+                            let len = Format::Native.encode(&frame, &mut buffer).unwrap();
+                            let _ = socket.send_to(&buffer[..len], destination);
+                        }
+                        None => {
+                            // A truncated native packet, then bytes of no known format.
+                            // Lengths another format has are skipped (a 232-byte cut is a
+                            // Forza Sled by size: receivers choose layouts by size).
+                            let len = Format::Native
+                                .encode(&Frame::default(), &mut buffer)
+                                .unwrap();
+                            let cut = 1 + (tick as usize * 7) % (len - 1);
+                            if rig_protocols::detect(&buffer[..cut]).is_none() {
+                                let _ = socket.send_to(&buffer[..cut], destination);
+                            }
+                            let noise: Vec<u8> =
+                                (0..(tick % 300)).map(|i| (i * 31 + tick) as u8).collect();
+                            if rig_protocols::detect(&noise).is_none() {
+                                let _ = socket.send_to(&noise, destination);
+                            }
+                        }
+                    }
+                    tick = tick.wrapping_add(1);
+                    let next = start + Duration::from_millis(u64::from(tick));
+                    std::thread::sleep(next.saturating_duration_since(Instant::now()));
+                }
+            })
+        };
+        Sender {
+            feed,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn set(&self, feed: Feed) {
+        *self.feed.lock().unwrap() = feed;
+    }
+}
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn car(speed_mps: f64, gear: i8, rpm: f64) -> Feed {
+    let mut frame = Frame::default();
+    frame.car.speed_mps = speed_mps;
+    frame.car.drivetrain.gear = gear;
+    frame.car.drivetrain.engine_rpm = rpm;
+    frame.car.drivetrain.max_rpm = 7500.0;
+    Some(frame)
+}
+
+/// The number after `label` on the screen (e.g. `garbage 123`).
+fn counter(screen: &str, label: &str) -> Option<u64> {
+    let start = screen.find(label)? + label.len();
+    let digits: String = screen[start..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+fn free_udp_port() -> SocketAddr {
+    // The OS picks a free port; it is released just before rig-dash binds it.
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
+#[test]
+fn dashboard_follows_a_live_udp_feed_and_survives_garbage() {
+    let listen = free_udp_port();
+    let command = format!(
+        "exec {} --listen {listen} --fps 30",
+        env!("CARGO_BIN_EXE_rig-dash")
+    );
+    let tmux = Tmux::start(&command);
+
+    // Before any packet: NO DATA and where it listens.
+    tmux.wait_for("the no-data screen", |s| {
+        s.contains("NO DATA") && s.contains(&listen.to_string())
+    });
+
+    // 34 m/s = 122 km/h, third gear, 6800 rpm.
+    let sender = Sender::start(listen, car(34.0, 3, 6800.0));
+    let screen = tmux.wait_for("122 km/h in 3rd at 6800 rpm", |s| {
+        s.contains(" 122 km/h") && s.contains("gear   3") && s.contains(" 6800 / 7500")
+    });
+    assert!(!screen.contains("NO DATA"), "{screen}");
+    assert!(screen.contains("rigd native from 127.0.0.1:"), "{screen}");
+
+    // The input changes: 50 m/s = 180 km/h, fifth, 7400 rpm (shift lights all on).
+    sender.set(car(50.0, 5, 7400.0));
+    tmux.wait_for("180 km/h in 5th at 7400 rpm", |s| {
+        s.contains(" 180 km/h")
+            && s.contains("gear   5")
+            && s.contains(" 7400 / 7500")
+            && s.contains("SHIFT")
+    });
+
+    // Garbage and truncated packets at 1 kHz for several seconds: the counter keeps moving.
+    let valid_before = counter(&tmux.capture(), "pkts ").expect("packet counter on screen");
+    sender.set(None);
+    let mut last_garbage = 0;
+    for second in 0..4 {
+        std::thread::sleep(Duration::from_secs(1));
+        let screen = tmux.capture();
+        let garbage = counter(&screen, "garbage ").expect("garbage counter on screen");
+        assert!(
+            garbage > last_garbage,
+            "garbage counter stuck at {garbage} after {second} s:\n{screen}"
+        );
+        last_garbage = garbage;
+    }
+    assert!(
+        last_garbage > 1000,
+        "about 2000 garbage datagrams per second were sent"
+    );
+    tmux.wait_for("NO DATA once only garbage arrives", |s| {
+        s.contains("NO DATA")
+    });
+    assert!(tmux.session_alive(), "rig-dash died on garbage");
+
+    // Valid data again: the screen recovers.
+    sender.set(car(20.0, 2, 3000.0));
+    let screen = tmux.wait_for("72 km/h in 2nd after the garbage", |s| {
+        s.contains("  72 km/h") && s.contains("gear   2") && !s.contains("NO DATA")
+    });
+    assert!(
+        counter(&screen, "pkts ").unwrap() > valid_before,
+        "{screen}"
+    );
+
+    // `q` quits and the session (whose only process is rig-dash) ends.
+    tmux.send_keys("q");
+    let deadline = Instant::now() + DEADLINE;
+    while tmux.session_alive() {
+        assert!(Instant::now() < deadline, "rig-dash did not quit on q");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
