@@ -3,18 +3,32 @@
 //! Pure and tick-driven: no I/O, no clock, no allocation inside `step`, bit-identical results
 //! for identical inputs. The daemon owns timing and feeds [`Controls`]; every step produces a
 //! [`CarTelemetry`] per car.
+//!
+//! Map: [`world`] (track + cars, `step`), [`car`] (chassis, corners, integration), [`tyre`]
+//! (MF 6.1 + relaxation), [`suspension`], [`steering`], [`brakes`], [`aero`], [`drivetrain`],
+//! [`track`], [`spec`] (car documents and [`builtin`] cars),
+//! [`math`] (f64 vectors and quaternions).
 #![deny(missing_docs)]
 
+pub mod aero;
+pub mod brakes;
+pub mod car;
 pub mod controls;
 pub mod data;
 pub mod drivetrain;
 pub mod lap;
+pub mod math;
+pub mod spec;
+pub mod steering;
+pub mod suspension;
 pub mod telemetry;
 pub mod track;
+pub mod tyre;
 pub mod world;
 
 pub use controls::{Controls, GearRequest};
 pub use data::DataError;
+pub use spec::{builtin, CarSpec};
 pub use telemetry::{
     CarTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, SurfaceKind, WheelTelemetry,
 };

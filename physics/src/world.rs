@@ -1,10 +1,17 @@
 //! The world: one track and the cars on it, stepped together at a fixed dt.
 //!
-//! CONTRACT SKELETON: the signatures below are what rigd, the robots and the benches call.
-//! The physics-core work replaces the bodies; signatures may gain items but not change.
+//! `step` never allocates, logs or reads a clock; cars are independent of each other (no
+//! car-to-car contact yet) and are stepped in insertion order, so results are bit-identical for
+//! identical inputs. Steps longer than [`MAX_SUBSTEP_S`] are split into equal sub-steps.
 
+use crate::car::Car;
 use crate::controls::Controls;
+use crate::spec::CarSpec;
 use crate::telemetry::CarTelemetry;
+use crate::track::Track;
+
+/// Longest single integration step, s; longer `step` calls are sub-divided.
+pub const MAX_SUBSTEP_S: f64 = 0.002;
 
 /// Identifies a car inside a [`World`] (its index, stable for the world's life).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -13,24 +20,38 @@ pub struct CarId(pub usize);
 /// A track and the cars on it.
 #[derive(Debug)]
 pub struct World {
-    cars: Vec<(Controls, CarTelemetry)>,
+    track: Track,
+    cars: Vec<Car>,
     time_s: f64,
 }
 
 impl World {
-    /// An empty world (skeleton: no track yet).
-    pub fn new() -> World {
+    /// An empty world on `track`.
+    pub fn new(track: Track) -> World {
         World {
+            track,
             cars: Vec::new(),
             time_s: 0.0,
         }
     }
 
-    /// Adds a car at the next start slot. Allocates: call at set-up, never from the loop.
-    pub fn add_car(&mut self) -> CarId {
-        self.cars
-            .push((Controls::default(), CarTelemetry::default()));
-        CarId(self.cars.len() - 1)
+    /// The track.
+    pub fn track(&self) -> &Track {
+        &self.track
+    }
+
+    /// Adds a car (validated spec) at the next start slot, at rest. Allocates: call at
+    /// set-up, never from the loop.
+    pub fn add_car(&mut self, spec: &CarSpec) -> CarId {
+        let slot = self.cars.len();
+        let (position, yaw) = self.track.start_pose(slot);
+        self.cars.push(Car::new(spec, position, yaw));
+        CarId(slot)
+    }
+
+    /// Puts a car back on its start slot, at rest.
+    pub fn reset_car(&mut self, car: CarId) {
+        self.cars[car.0].reset();
     }
 
     /// Number of cars.
@@ -38,28 +59,46 @@ impl World {
         self.cars.len()
     }
 
-    /// Sets the controls used by the following steps.
-    pub fn set_controls(&mut self, car: CarId, controls: Controls) {
-        self.cars[car.0].0 = controls.sanitized();
+    /// Simulated time, s.
+    pub fn time_s(&self) -> f64 {
+        self.time_s
     }
 
-    /// Advances every car by `dt_s` seconds (no allocation, no I/O).
+    /// Sets the controls used by the following steps (sanitised: non-finite or out-of-range
+    /// values are clamped). A gear request is applied once.
+    pub fn set_controls(&mut self, car: CarId, controls: Controls) {
+        self.cars[car.0].set_controls(controls);
+    }
+
+    /// Advances every car by `dt_s` seconds (no allocation, no I/O). Non-positive or
+    /// non-finite `dt_s` does nothing.
     pub fn step(&mut self, dt_s: f64) {
-        self.time_s += dt_s;
-        for (controls, telemetry) in &mut self.cars {
-            telemetry.time_s = self.time_s;
-            telemetry.controls = *controls;
+        if !(dt_s > 0.0 && dt_s.is_finite()) {
+            return;
         }
+        let substeps = (dt_s / MAX_SUBSTEP_S).ceil().max(1.0);
+        let h = dt_s / substeps;
+        for _ in 0..substeps as u64 {
+            for car in &mut self.cars {
+                car.step(&self.track, h);
+            }
+        }
+        self.time_s += dt_s;
     }
 
     /// The telemetry of one car after the last step.
     pub fn telemetry(&self, car: CarId) -> CarTelemetry {
-        self.cars[car.0].1
+        *self.cars[car.0].telemetry()
+    }
+
+    /// One car (state, parameters).
+    pub fn car(&self, car: CarId) -> &Car {
+        &self.cars[car.0]
     }
 }
 
 impl Default for World {
     fn default() -> Self {
-        World::new()
+        World::new(Track::flat())
     }
 }

@@ -1,0 +1,69 @@
+//! Barrier collision response: the body's collision points (bumper corners and side
+//! mid-points at the height of the centre of gravity) are tested against the track's barriers;
+//! each touching point that moves into the barrier gets an impulse cancelling its approach
+//! speed (small restitution) with Coulomb friction along the barrier, and the body is pushed
+//! back out of the penetration. Velocity-level, so a 60 m/s hit cannot tunnel or explode.
+
+use super::{Car, CarState};
+use crate::math::{Mat3, Vec3};
+use crate::track::Track;
+
+/// Fraction of the approach speed returned after a hit.
+const RESTITUTION: f64 = 0.2;
+/// Friction coefficient between body and barrier.
+const FRICTION: f64 = 0.5;
+/// Radius of each collision sphere, m.
+const POINT_RADIUS_M: f64 = 0.05;
+/// Fraction of the penetration removed per step.
+const POSITION_CORRECTION: f64 = 0.2;
+
+impl Car {
+    /// Applies barrier impulses to `next`'s velocities; returns true if any point touched.
+    pub(super) fn barrier_response(
+        &mut self,
+        track: &Track,
+        rot: &Mat3,
+        next: &mut CarState,
+    ) -> bool {
+        let mut touched = false;
+        let inv_mass = 1.0 / self.mass_kg;
+        for (k, point) in self.collision_points.iter().enumerate() {
+            let r = rot.mul_vec(*point);
+            let p = next.position + r;
+            let Some(hit) =
+                track.barrier_contact(p.to_array(), POINT_RADIUS_M, &mut self.barrier_hints[k])
+            else {
+                continue;
+            };
+            touched = true;
+            let n = Vec3::from_array(hit.normal);
+            // Push out of the penetration (position-level correction).
+            next.position += n * (hit.depth_m * POSITION_CORRECTION);
+            let omega_w = rot.mul_vec(next.angular_velocity_body);
+            let v_point = next.velocity + omega_w.cross(r);
+            let vn = v_point.dot(n);
+            if vn >= 0.0 {
+                continue;
+            }
+            let inv_inertia_world =
+                |v: Vec3| rot.mul_vec(self.inverse_inertia.mul_vec(rot.transpose_mul_vec(v)));
+            let effective = |dir: Vec3| {
+                let rxn = r.cross(dir);
+                inv_mass + inv_inertia_world(rxn).cross(r).dot(dir)
+            };
+            let jn = -(1.0 + RESTITUTION) * vn / effective(n);
+            let tangential = v_point - n * vn;
+            let vt = tangential.length();
+            let mut impulse = n * jn;
+            if vt > 1e-9 {
+                let t = tangential * (1.0 / vt);
+                let jt = (vt / effective(t)).min(FRICTION * jn);
+                impulse -= t * jt;
+            }
+            next.velocity += impulse * inv_mass;
+            let dw_world = inv_inertia_world(r.cross(impulse));
+            next.angular_velocity_body += rot.transpose_mul_vec(dw_world);
+        }
+        touched
+    }
+}

@@ -1,0 +1,222 @@
+//! One car: its parameters (built once from a [`CarSpec`]) and its state, advanced by
+//! [`Car::step`] with no allocation.
+//!
+//! Model: a 6-DOF chassis (total mass for motion in the body's x/y plane, sprung mass along
+//! body z, the full inertia tensor about the centre of gravity) on four corners. Each corner
+//! has an unsprung mass sliding along the body z axis (travel DOF), a suspension force between
+//! it and the body, a tyre spring and damper to the ground, and a wheel spin DOF updated
+//! implicitly through the drivetrain. Tyre forces act on the body at the contact point except
+//! their component along body z, which loads the unsprung mass. Integration is semi-implicit
+//! (symplectic) Euler. A step that would produce a non-finite state restores the previous state
+//! with the car brought to rest, so no NaN ever leaves `step`.
+//!
+//! Sub-modules: [`step`] (forces and integration), [`barrier`] (collision response).
+
+mod barrier;
+mod step;
+
+use crate::aero::AeroSpec;
+use crate::brakes::Brakes;
+use crate::controls::Controls;
+use crate::drivetrain::{Drivetrain, DrivetrainSpec};
+use crate::math::{Mat3, Quat, Vec3};
+use crate::spec::{CarSpec, GRAVITY_MPS2};
+use crate::steering::Steering;
+use crate::suspension::Suspension;
+use crate::telemetry::CarTelemetry;
+use crate::track::TrackHint;
+use crate::tyre::{SlipState, Tyre};
+
+/// Tyre temperature reported until a thermal model exists, degrees C.
+pub const PLACEHOLDER_TYRE_TEMPERATURE_C: f64 = 80.0;
+
+/// Fixed geometry of one corner.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Corner {
+    /// Wheel centre at full droop, body frame (origin at the centre of gravity), m.
+    pub droop_position: Vec3,
+    /// Suspension of this corner.
+    pub suspension: Suspension,
+    /// Anti-roll bar rate of this corner's axle, N/m.
+    pub anti_roll_bar: f64,
+}
+
+/// Everything that changes from step to step (plain data: copied to restore after a fault).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CarState {
+    /// Centre of gravity, world, m.
+    pub position: Vec3,
+    /// Orientation, body to world.
+    pub orientation: Quat,
+    /// Velocity of the centre of gravity, world, m/s.
+    pub velocity: Vec3,
+    /// Angular velocity, body frame, rad/s.
+    pub angular_velocity_body: Vec3,
+    /// Suspension compression from droop, m.
+    pub travel: [f64; 4],
+    /// Velocity of each unsprung mass along the body z axis, m/s.
+    pub wheel_vertical_velocity: [f64; 4],
+    /// Wheel spin rates, rad/s.
+    pub wheel_omega: [f64; 4],
+    /// Tyre carcass deflections.
+    pub slip: [SlipState; 4],
+}
+
+/// A car ready to step.
+#[derive(Debug, Clone)]
+pub struct Car {
+    pub(crate) mass_kg: f64,
+    pub(crate) sprung_mass_kg: f64,
+    pub(crate) inertia: Mat3,
+    pub(crate) inverse_inertia: Mat3,
+    pub(crate) corners: [Corner; 4],
+    pub(crate) tyre: Tyre,
+    pub(crate) steering: Steering,
+    pub(crate) brakes: Brakes,
+    pub(crate) aero: AeroSpec,
+    pub(crate) aero_points: [Vec3; 2],
+    pub(crate) drivetrain: Drivetrain,
+    pub(crate) drivetrain_spec: DrivetrainSpec,
+    pub(crate) collision_points: [Vec3; 8],
+    pub(crate) state: CarState,
+    pub(crate) start_state: CarState,
+    pub(crate) wheel_hints: [TrackHint; 4],
+    pub(crate) body_hint: TrackHint,
+    pub(crate) barrier_hints: [TrackHint; 8],
+    pub(crate) controls: Controls,
+    pub(crate) telemetry: CarTelemetry,
+    pub(crate) time_s: f64,
+}
+
+impl Car {
+    /// Builds a car from a validated spec, at rest with its wheels on flat ground at
+    /// `ground_position` (world, m) facing `yaw_rad`.
+    pub fn new(spec: &CarSpec, ground_position: [f64; 3], yaw_rad: f64) -> Car {
+        let c = &spec.chassis;
+        let a = c.cog_to_front_axle_m;
+        let b = c.wheelbase_m - a;
+        let [front_load, rear_load] = spec.static_wheel_loads_n();
+        let sf = &spec.suspension.front;
+        let sr = &spec.suspension.rear;
+        let unsprung = 2.0 * (sf.unsprung_mass_kg + sr.unsprung_mass_kg);
+        let tyre_k = spec.tyre.vertical_stiffness_n_per_m;
+        let radius = spec.tyre.unloaded_radius_m;
+        let corner = |x: f64, y: f64, load: f64, s: &crate::suspension::SuspensionSpec| {
+            let sprung_load = load - s.unsprung_mass_kg * GRAVITY_MPS2;
+            let centre_height = radius - load / tyre_k;
+            Corner {
+                droop_position: Vec3::new(
+                    x,
+                    y,
+                    centre_height - c.cog_height_m - s.static_compression_m,
+                ),
+                suspension: Suspension::new(s, sprung_load),
+                anti_roll_bar: s.anti_roll_bar_n_per_m,
+            }
+        };
+        let corners = [
+            corner(a, 0.5 * c.track_front_m, front_load, sf),
+            corner(a, -0.5 * c.track_front_m, front_load, sf),
+            corner(-b, 0.5 * c.track_rear_m, rear_load, sr),
+            corner(-b, -0.5 * c.track_rear_m, rear_load, sr),
+        ];
+        let inertia = Mat3::symmetric(c.inertia_kgm2, c.inertia_products_kgm2);
+        let inverse_inertia = inertia.inverse().unwrap_or(Mat3::IDENTITY);
+        let mean_corner_mass = c.mass_kg / 4.0;
+        let tyre = Tyre::new(&spec.tyre, 0.5 * (front_load + rear_load), mean_corner_mass);
+        let (hl, hw) = (0.5 * c.body_length_m, 0.5 * c.body_width_m);
+        let front_overhang = hl + 0.5 * (a - b);
+        let rear_overhang = -(hl - 0.5 * (a - b));
+        let collision_points = [
+            Vec3::new(front_overhang, hw, 0.0),
+            Vec3::new(front_overhang, -hw, 0.0),
+            Vec3::new(rear_overhang, hw, 0.0),
+            Vec3::new(rear_overhang, -hw, 0.0),
+            Vec3::new(front_overhang, 0.0, 0.0),
+            Vec3::new(rear_overhang, 0.0, 0.0),
+            Vec3::new(0.0, hw, 0.0),
+            Vec3::new(0.0, -hw, 0.0),
+        ];
+        let mut car = Car {
+            mass_kg: c.mass_kg,
+            sprung_mass_kg: c.mass_kg - unsprung,
+            inertia,
+            inverse_inertia,
+            corners,
+            tyre,
+            steering: Steering::new(&spec.steering, c.wheelbase_m, c.track_front_m),
+            brakes: Brakes::new(&spec.brakes),
+            aero: spec.aero.clone(),
+            aero_points: [Vec3::new(a, 0.0, 0.0), Vec3::new(-b, 0.0, 0.0)],
+            drivetrain: Drivetrain::new(&spec.drivetrain),
+            drivetrain_spec: spec.drivetrain.clone(),
+            collision_points,
+            state: CarState::default(),
+            start_state: CarState::default(),
+            wheel_hints: [TrackHint::default(); 4],
+            body_hint: TrackHint::default(),
+            barrier_hints: [TrackHint::default(); 8],
+            controls: Controls::default(),
+            telemetry: CarTelemetry::default(),
+            time_s: 0.0,
+        };
+        let travel = [
+            sf.static_compression_m,
+            sf.static_compression_m,
+            sr.static_compression_m,
+            sr.static_compression_m,
+        ];
+        car.start_state = CarState {
+            position: Vec3::new(
+                ground_position[0],
+                ground_position[1],
+                ground_position[2] + c.cog_height_m,
+            ),
+            orientation: Quat::from_yaw(yaw_rad),
+            travel,
+            ..CarState::default()
+        };
+        car.state = car.start_state;
+        car.drivetrain.set_wheel_radius_m(radius);
+        car
+    }
+
+    /// Puts the car back where it started, at rest, with fresh brakes and driveline state.
+    pub fn reset(&mut self) {
+        self.state = self.start_state;
+        self.brakes.pressure = 0.0;
+        self.drivetrain = Drivetrain::new(&self.drivetrain_spec);
+        self.drivetrain.set_wheel_radius_m(self.tyre.radius_m);
+        self.controls = Controls::default();
+    }
+
+    /// Sets the controls used from the next step on (sanitised).
+    pub fn set_controls(&mut self, controls: Controls) {
+        self.controls = controls.sanitized();
+    }
+
+    /// The state after the last step.
+    pub fn state(&self) -> &CarState {
+        &self.state
+    }
+
+    /// Telemetry after the last step.
+    pub fn telemetry(&self) -> &CarTelemetry {
+        &self.telemetry
+    }
+
+    /// Total mass, kg.
+    pub fn mass_kg(&self) -> f64 {
+        self.mass_kg
+    }
+
+    /// The tyre model.
+    pub fn tyre(&self) -> &Tyre {
+        &self.tyre
+    }
+
+    /// The steering geometry.
+    pub fn steering(&self) -> &Steering {
+        &self.steering
+    }
+}

@@ -1,0 +1,330 @@
+//! One fixed step of one car: suspension and tyre forces from the current state, the
+//! drivetrain's implicit wheel update, then semi-implicit integration of chassis, unsprung
+//! masses and slip states, barrier response, and the telemetry record.
+
+use super::{Car, CarState, PLACEHOLDER_TYRE_TEMPERATURE_C};
+use crate::controls::GearRequest;
+use crate::drivetrain::WheelSpinInput;
+use crate::math::Vec3;
+use crate::spec::GRAVITY_MPS2;
+use crate::telemetry::{SurfaceKind, WheelTelemetry};
+use crate::track::Track;
+use crate::tyre::mf61::TyreForces;
+
+const GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -GRAVITY_MPS2);
+
+/// Per-wheel intermediate results of one step (stack only).
+#[derive(Clone, Copy, Default)]
+struct WheelWork {
+    forward: Vec3,
+    lateral: Vec3,
+    normal: Vec3,
+    contact_offset: Vec3,
+    load: f64,
+    radius: f64,
+    vx: f64,
+    vy: f64,
+    kappa: f64,
+    alpha: f64,
+    dfx_domega: f64,
+    forces: TyreForces,
+    surface: SurfaceKind,
+    steer: f64,
+    suspension_force: f64,
+    travel_rate: f64,
+    brake_nm: f64,
+}
+
+impl Car {
+    /// Advances the car by `dt_s` (at most a few ms) on `track`. No allocation.
+    pub fn step(&mut self, track: &Track, dt_s: f64) {
+        let before = self.state;
+        self.integrate(track, dt_s);
+        if !state_is_finite(&self.state) {
+            // A fault must never leave the car: restore and bring it to rest.
+            self.state = CarState {
+                velocity: Vec3::ZERO,
+                angular_velocity_body: Vec3::ZERO,
+                wheel_vertical_velocity: [0.0; 4],
+                wheel_omega: [0.0; 4],
+                slip: Default::default(),
+                ..before
+            };
+            self.telemetry = Default::default();
+        }
+        self.time_s += dt_s;
+        self.telemetry.time_s = self.time_s;
+        // Gear requests are edges: apply each once.
+        self.controls.gear_request = GearRequest::None;
+    }
+
+    fn integrate(&mut self, track: &Track, dt: f64) {
+        let controls = self.controls;
+        let st = self.state;
+        let rot = st.orientation.to_mat3();
+        let xb = rot.column(0);
+        let yb = rot.column(1);
+        let zb = rot.column(2);
+        let omega_w = rot.mul_vec(st.angular_velocity_body);
+
+        let rim = self.steering.rim_angle(controls.steering);
+        let [steer_l, steer_r] = self.steering.road_wheel_angles(rim);
+        let steer = [steer_l, steer_r, 0.0, 0.0];
+        let brake_nm = self.brakes.step(controls.brake, controls.handbrake, dt);
+
+        let mut work = [WheelWork::default(); 4];
+        // Suspension forces (spring, bump stop, damper) from travel and its rate.
+        for (i, w) in work.iter_mut().enumerate() {
+            let corner = &self.corners[i];
+            let r_hp = rot.mul_vec(corner.droop_position);
+            let v_hp = st.velocity + omega_w.cross(r_hp);
+            let s_dot = st.wheel_vertical_velocity[i] - v_hp.dot(zb);
+            w.travel_rate = s_dot;
+            w.suspension_force = corner.suspension.spring_force(st.travel[i])
+                + corner.suspension.damper_force(s_dot, dt);
+        }
+        // Anti-roll bars: force proportional to the left/right travel difference.
+        for axle in [0, 2] {
+            let diff = st.travel[axle] - st.travel[axle + 1];
+            let f = self.corners[axle].anti_roll_bar * diff;
+            work[axle].suspension_force += f;
+            work[axle + 1].suspension_force -= f;
+        }
+
+        // Tyre contact, slips and forces at the start-of-step spin rates.
+        let mut spin = [WheelSpinInput::default(); 4];
+        for i in 0..4 {
+            let w = &mut work[i];
+            let corner = &self.corners[i];
+            let centre_body = corner.droop_position + Vec3::new(0.0, 0.0, st.travel[i]);
+            let r_wc = rot.mul_vec(centre_body);
+            let centre = st.position + r_wc;
+            let ground = track.ground(centre.x, centre.y, &mut self.wheel_hints[i]);
+            let n = Vec3::from_array(ground.normal);
+            let distance = (centre.z - ground.height_m) * n.z;
+            let deflection = self.tyre.radius_m - distance;
+            let v_body_wc = st.velocity + omega_w.cross(r_wc);
+            let v_wc = v_body_wc + zb * (st.wheel_vertical_velocity[i] - v_body_wc.dot(zb));
+            w.normal = n;
+            w.steer = steer[i];
+            w.surface = ground.surface.kind;
+            w.brake_nm = brake_nm[i];
+            w.radius = self.tyre.radius_m - deflection.max(0.0);
+            let (sin_d, cos_d) = steer[i].sin_cos();
+            let heading = xb * cos_d + yb * sin_d;
+            w.forward = (heading - n * heading.dot(n)).normalized_or(xb);
+            w.lateral = n.cross(w.forward);
+            w.contact_offset = r_wc - n * distance;
+            if deflection > 0.0 {
+                let rate = -v_wc.dot(n);
+                w.load = (self.tyre.vertical_stiffness * deflection
+                    + self.tyre.vertical_damping * rate)
+                    .max(0.0);
+            }
+            let omega0 = st.wheel_omega[i];
+            let mut road_torque = 0.0;
+            let mut slope = 0.0;
+            if w.load > 0.0 {
+                let v_cp = st.velocity + omega_w.cross(w.contact_offset);
+                w.vx = v_cp.dot(w.forward);
+                w.vy = v_cp.dot(w.lateral);
+                let pred = st.slip[i].predict(&self.tyre, w.vx, w.vy, omega0, w.radius, dt);
+                w.kappa = pred.kappa_at_omega0;
+                w.alpha = pred.alpha.atan();
+                // Right-side tyres are mounted mirrored: their ply-steer and conicity offsets
+                // cancel the left side's, so a straight car runs straight.
+                let mirror = if i % 2 == 1 { -1.0 } else { 1.0 };
+                w.forces = self.tyre.forces(
+                    pred.kappa_at_omega0,
+                    mirror * pred.alpha,
+                    w.load,
+                    ground.surface.grip_scale,
+                );
+                w.forces.fy *= mirror;
+                w.forces.mz *= mirror;
+                w.dfx_domega = w.forces.dfx_dkappa.max(0.0) * pred.dkappa_domega;
+                road_torque = -w.forces.fx * w.radius;
+                slope = -w.dfx_domega * w.radius;
+            }
+            let rolling = (self.tyre.rolling_resistance + ground.surface.rolling_resistance)
+                * w.load
+                * w.radius;
+            spin[i] = WheelSpinInput {
+                omega_radps: omega0,
+                inertia_kgm2: self.tyre.spin_inertia,
+                road_torque_nm: road_torque,
+                road_torque_slope: slope,
+                brake_torque_nm: brake_nm[i] + rolling,
+            };
+        }
+
+        let new_omega = self.drivetrain.step(&controls, &spin, dt);
+
+        // Forces on the chassis and the unsprung masses.
+        let mut force = Vec3::ZERO;
+        let mut torque = Vec3::ZERO;
+        let mut wheel_accel = [0.0; 4];
+        let mut next = st;
+        let gravity_z = GRAVITY.dot(zb);
+        for i in 0..4 {
+            let w = &mut work[i];
+            let omega1 = if new_omega[i].is_finite() {
+                new_omega[i]
+            } else {
+                0.0
+            };
+            next.wheel_omega[i] = omega1;
+            if w.load > 0.0 {
+                w.forces.fx += w.dfx_domega * (omega1 - st.wheel_omega[i]);
+                next.slip[i].commit(&self.tyre, w.vx, w.vy, omega1, w.radius, dt);
+            } else {
+                next.slip[i] = Default::default();
+            }
+            let tyre_force = w.forward * w.forces.fx + w.lateral * w.forces.fy + w.normal * w.load;
+            let along_z = tyre_force.dot(zb);
+            let in_plane = tyre_force - zb * along_z;
+            force += in_plane;
+            torque += w.contact_offset.cross(in_plane) + w.normal * w.forces.mz;
+            let r_hp = rot.mul_vec(self.corners[i].droop_position);
+            let suspension = zb * w.suspension_force;
+            force += suspension;
+            torque += r_hp.cross(suspension);
+            let m_u = self.corners[i].suspension.unsprung_mass_kg;
+            wheel_accel[i] = (along_z - w.suspension_force) / m_u + gravity_z;
+        }
+
+        // Aerodynamics: drag at the centre of gravity, downforce at the axles.
+        let speed = st.velocity.length();
+        if speed > 1e-6 {
+            force += st.velocity * (-self.aero.drag_n(speed) / speed);
+            let [df_front, df_rear] = self.aero.downforce_n(st.velocity.dot(xb));
+            for (point, df) in self.aero_points.iter().zip([df_front, df_rear]) {
+                let f = zb * -df;
+                force += f;
+                torque += rot.mul_vec(*point).cross(f);
+            }
+        }
+
+        // Chassis: anisotropic translational mass (unsprung masses move with the body in its
+        // x/y plane, separately along z); Euler's equations for rotation.
+        let f_body = rot.transpose_mul_vec(force);
+        let accel_body = Vec3::new(
+            f_body.x / self.mass_kg,
+            f_body.y / self.mass_kg,
+            f_body.z / self.sprung_mass_kg,
+        );
+        let accel = rot.mul_vec(accel_body) + GRAVITY;
+        let tau_body = rot.transpose_mul_vec(torque);
+        let w_body = st.angular_velocity_body;
+        let gyro = w_body.cross(self.inertia.mul_vec(w_body));
+        let alpha_body = self.inverse_inertia.mul_vec(tau_body - gyro);
+
+        next.velocity = st.velocity + accel * dt;
+        next.angular_velocity_body = w_body + alpha_body * dt;
+        for (v, a) in next.wheel_vertical_velocity.iter_mut().zip(wheel_accel) {
+            *v += a * dt;
+        }
+        let barrier = self.barrier_response(track, &rot, &mut next);
+        next.position = st.position + next.velocity * dt;
+        next.orientation = st
+            .orientation
+            .integrate_body_rate(next.angular_velocity_body, dt);
+
+        // Travel from the unsprung masses' motion relative to the body; hard limits carry
+        // the wheel with the body.
+        let omega_w1 = rot.mul_vec(next.angular_velocity_body);
+        for i in 0..4 {
+            let corner = &self.corners[i];
+            let r_hp = rot.mul_vec(corner.droop_position);
+            let body_z = (next.velocity + omega_w1.cross(r_hp)).dot(zb);
+            let s_dot = next.wheel_vertical_velocity[i] - body_z;
+            let s = st.travel[i] + s_dot * dt;
+            let travel_max = corner.suspension.travel_m;
+            if s < 0.0 {
+                next.travel[i] = 0.0;
+                next.wheel_vertical_velocity[i] = body_z;
+            } else if s > travel_max {
+                next.travel[i] = travel_max;
+                next.wheel_vertical_velocity[i] = body_z;
+            } else {
+                next.travel[i] = s;
+            }
+        }
+        self.state = next;
+        self.fill_telemetry(track, &work, accel, rim, barrier);
+    }
+
+    fn fill_telemetry(
+        &mut self,
+        track: &Track,
+        work: &[WheelWork; 4],
+        accel_world: Vec3,
+        rim_angle: f64,
+        barrier: bool,
+    ) {
+        let st = &self.state;
+        let rot = st.orientation.to_mat3();
+        let t = &mut self.telemetry;
+        t.position_m = st.position.to_array();
+        t.orientation = st.orientation.to_array();
+        t.roll_pitch_yaw_rad = st.orientation.roll_pitch_yaw();
+        t.velocity_world_mps = st.velocity.to_array();
+        t.velocity_body_mps = rot.transpose_mul_vec(st.velocity).to_array();
+        t.angular_velocity_body_radps = st.angular_velocity_body.to_array();
+        t.acceleration_body_mps2 = rot.transpose_mul_vec(accel_world).to_array();
+        t.specific_force_body_mps2 = rot.transpose_mul_vec(accel_world - GRAVITY).to_array();
+        t.speed_mps = st.velocity.length();
+        let drive = self.drivetrain.drive_torques_nm();
+        for i in 0..4 {
+            let w = &work[i];
+            t.wheels[i] = WheelTelemetry {
+                load_n: w.load,
+                slip_ratio: w.kappa,
+                slip_angle_rad: w.alpha,
+                force_long_n: w.forces.fx,
+                force_lat_n: w.forces.fy,
+                aligning_moment_nm: w.forces.mz,
+                angular_velocity_radps: st.wheel_omega[i],
+                radius_m: w.radius,
+                steer_angle_rad: w.steer,
+                suspension_travel_m: st.travel[i],
+                suspension_velocity_mps: w.travel_rate,
+                temperature_c: PLACEHOLDER_TYRE_TEMPERATURE_C,
+                drive_torque_nm: drive[i],
+                brake_torque_nm: w.brake_nm,
+                surface: w.surface,
+                in_contact: w.load > 0.0,
+            };
+        }
+        t.steering_wheel_angle_rad = rim_angle;
+        t.steering_torque_nm = self.steering.rim_torque(
+            [work[0].forces.mz, work[1].forces.mz],
+            [work[0].forces.fy, work[1].forces.fy],
+        );
+        t.controls = self.controls;
+        t.drivetrain = self.drivetrain.telemetry();
+        t.barrier_contact = barrier;
+        t.surface = track
+            .ground(st.position.x, st.position.y, &mut self.body_hint)
+            .surface
+            .kind;
+    }
+}
+
+fn state_is_finite(s: &CarState) -> bool {
+    let mut ok = s.position.is_finite()
+        && s.velocity.is_finite()
+        && s.angular_velocity_body.is_finite()
+        && s.orientation.w.is_finite()
+        && s.orientation.x.is_finite()
+        && s.orientation.y.is_finite()
+        && s.orientation.z.is_finite();
+    for i in 0..4 {
+        ok &= s.travel[i].is_finite()
+            && s.wheel_vertical_velocity[i].is_finite()
+            && s.wheel_omega[i].is_finite()
+            && s.slip[i].u_x.is_finite()
+            && s.slip[i].u_y.is_finite();
+    }
+    ok
+}

@@ -1,0 +1,464 @@
+//! Magic Formula 6.1 steady-state tyre forces: pure slip (Fx0, Fy0, Mz0) and combined slip
+//! with the MF weighting functions (Gxa, Gyk), the Fy' / equivalent-slip aligning moment and
+//! load sensitivity through the dfz terms.
+//!
+//! Conventions: ISO signs (positive kappa drives; a positive slip angle gives a negative
+//! lateral force with this coefficient set). The simulation feeds alpha* = tan(alpha) (the
+//! carcass-deflection slip); the pure-slip reference functions [`Mf61::fx0`], [`Mf61::fy0`],
+//! [`Mf61::mz0`] follow the reference table's convention (forces take alpha directly, the
+//! aligning-moment slips take tan(alpha) with cos'(alpha) factors). Camber 0, no inflation-pressure terms, all scaling factors 1 except the friction scales
+//! `mu_x`/`mu_y` (lambda_mu), which carry the tyre's own grip scale times the surface's.
+//! Units: N, N m, m, rad. Equations: Pacejka, *Tyre and Vehicle Dynamics* (2006) ch. 4.3.2.
+
+/// Small number keeping the B = K / (C D) divisions finite at zero load.
+const EPS: f64 = 1e-9;
+
+/// The MF 6.1 coefficients this model uses (camber and pressure terms are omitted: camber is
+/// always 0 here).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(missing_docs)] // The names are the MF 6.1 coefficient names (lower case).
+pub struct Mf61 {
+    /// Nominal load FNOMIN, N.
+    pub fnomin: f64,
+    /// Unloaded radius R0, m (used by the aligning moment).
+    pub r0: f64,
+    pub pcx1: f64,
+    pub pdx1: f64,
+    pub pdx2: f64,
+    pub pex1: f64,
+    pub pex2: f64,
+    pub pex3: f64,
+    pub pex4: f64,
+    pub pkx1: f64,
+    pub pkx2: f64,
+    pub pkx3: f64,
+    pub phx1: f64,
+    pub phx2: f64,
+    pub pvx1: f64,
+    pub pvx2: f64,
+    pub rbx1: f64,
+    pub rbx2: f64,
+    pub rcx1: f64,
+    pub rex1: f64,
+    pub rex2: f64,
+    pub rhx1: f64,
+    pub pcy1: f64,
+    pub pdy1: f64,
+    pub pdy2: f64,
+    pub pey1: f64,
+    pub pey2: f64,
+    pub pey3: f64,
+    pub pky1: f64,
+    pub pky2: f64,
+    pub pky4: f64,
+    pub phy1: f64,
+    pub phy2: f64,
+    pub pvy1: f64,
+    pub pvy2: f64,
+    pub rby1: f64,
+    pub rby2: f64,
+    pub rby3: f64,
+    pub rcy1: f64,
+    pub rey1: f64,
+    pub rey2: f64,
+    pub rhy1: f64,
+    pub rhy2: f64,
+    pub rvy1: f64,
+    pub rvy2: f64,
+    pub rvy4: f64,
+    pub rvy5: f64,
+    pub rvy6: f64,
+    pub qbz1: f64,
+    pub qbz2: f64,
+    pub qbz3: f64,
+    pub qbz9: f64,
+    pub qbz10: f64,
+    pub qcz1: f64,
+    pub qdz1: f64,
+    pub qdz2: f64,
+    pub qdz6: f64,
+    pub qdz7: f64,
+    pub qez1: f64,
+    pub qez2: f64,
+    pub qez3: f64,
+    pub qez4: f64,
+    pub qhz1: f64,
+    pub qhz2: f64,
+    pub ssz1: f64,
+    pub ssz2: f64,
+}
+
+/// Pacejka (2006), Table A3.1: 205/60R15 91V at 2.2 bar, ISO signs. Combined-slip and
+/// aligning-moment coefficients from the same table; REX1/REX2/REY1/REY2/RHY2 are not listed
+/// there and are 0 (the usual MF 6.1 default).
+pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
+    fnomin: 4000.0,
+    r0: 0.313,
+    pcx1: 1.685,
+    pdx1: 1.210,
+    pdx2: -0.037,
+    pex1: 0.344,
+    pex2: 0.095,
+    pex3: -0.020,
+    pex4: 0.0,
+    pkx1: 21.51,
+    pkx2: -0.163,
+    pkx3: 0.245,
+    phx1: -0.002,
+    phx2: 0.002,
+    pvx1: 0.0,
+    pvx2: 0.0,
+    rbx1: 12.35,
+    rbx2: -10.77,
+    rcx1: 1.092,
+    rex1: 0.0,
+    rex2: 0.0,
+    rhx1: 0.007,
+    pcy1: 1.193,
+    pdy1: -0.990,
+    pdy2: 0.145,
+    pey1: -1.003,
+    pey2: -0.537,
+    pey3: -0.083,
+    pky1: -14.95,
+    pky2: 2.130,
+    pky4: 2.0,
+    phy1: 0.003,
+    phy2: -0.001,
+    pvy1: 0.045,
+    pvy2: -0.024,
+    rby1: 6.461,
+    rby2: 4.196,
+    rby3: -0.015,
+    rcy1: 1.081,
+    rey1: 0.0,
+    rey2: 0.0,
+    rhy1: 0.009,
+    rhy2: 0.0,
+    rvy1: 0.053,
+    rvy2: -0.073,
+    rvy4: 35.44,
+    rvy5: 1.9,
+    rvy6: -10.71,
+    qbz1: 8.964,
+    qbz2: -1.106,
+    qbz3: -0.842,
+    qbz9: 18.47,
+    qbz10: 0.0,
+    qcz1: 1.180,
+    qdz1: 0.100,
+    qdz2: -0.001,
+    qdz6: -0.008,
+    qdz7: 0.000,
+    qez1: -1.609,
+    qez2: -0.359,
+    qez3: 0.0,
+    qez4: 0.174,
+    qhz1: 0.007,
+    qhz2: -0.002,
+    ssz1: 0.043,
+    ssz2: 0.001,
+};
+
+/// Friction scales (MF lambda_mu_x, lambda_mu_y): tyre grip times surface grip.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GripScale {
+    /// Longitudinal friction scale.
+    pub mu_x: f64,
+    /// Lateral friction scale.
+    pub mu_y: f64,
+}
+
+impl GripScale {
+    /// No scaling (the published coefficients as they are).
+    pub const UNITY: GripScale = GripScale {
+        mu_x: 1.0,
+        mu_y: 1.0,
+    };
+}
+
+/// Combined-slip outputs at one operating point.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TyreForces {
+    /// Longitudinal force, N (positive driving).
+    pub fx: f64,
+    /// d(fx)/d(kappa) at constant alpha, N (weighting held constant), >= 0 is not guaranteed.
+    pub dfx_dkappa: f64,
+    /// Lateral force, N (ISO sign).
+    pub fy: f64,
+    /// Aligning moment, N m (positive turns the wheel towards positive yaw).
+    pub mz: f64,
+}
+
+/// Terms of the longitudinal pure-slip curve at one load.
+#[derive(Debug, Clone, Copy)]
+struct LongCurve {
+    b: f64,
+    c: f64,
+    d: f64,
+    e_pos: f64,
+    e_neg: f64,
+    sh: f64,
+    sv: f64,
+    k: f64,
+}
+
+/// Terms of the lateral pure-slip curve at one load.
+#[derive(Debug, Clone, Copy)]
+struct LatCurve {
+    b: f64,
+    c: f64,
+    d: f64,
+    e_pos: f64,
+    e_neg: f64,
+    sh: f64,
+    sv: f64,
+    k: f64,
+    mu: f64,
+}
+
+/// Magic Formula sine version with curvature: D sin(C atan(Bx - E (Bx - atan Bx))).
+#[inline]
+fn magic_sin(b: f64, c: f64, d: f64, e: f64, x: f64) -> f64 {
+    let bx = b * x;
+    d * (c * (bx - e * (bx - bx.atan())).atan()).sin()
+}
+
+/// Magic Formula cosine weighting: cos(C atan(Bx - E (Bx - atan Bx))).
+#[inline]
+fn magic_cos(b: f64, c: f64, e: f64, x: f64) -> f64 {
+    let bx = b * x;
+    let phi = if e == 0.0 {
+        bx
+    } else {
+        bx - e * (bx - bx.atan())
+    };
+    if c == 1.0 {
+        // cos(atan(phi)) without trigonometry.
+        1.0 / (1.0 + phi * phi).sqrt()
+    } else {
+        (c * phi.atan()).cos()
+    }
+}
+
+/// cos(atan(x)) = 1 / sqrt(1 + x^2).
+#[inline]
+fn cos_atan(x: f64) -> f64 {
+    1.0 / (1.0 + x * x).sqrt()
+}
+
+#[inline]
+fn sign(x: f64) -> f64 {
+    if x >= 0.0 {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+impl Mf61 {
+    #[inline]
+    fn dfz(&self, fz: f64) -> f64 {
+        (fz - self.fnomin) / self.fnomin
+    }
+
+    #[inline]
+    fn long_curve(&self, fz: f64, dfz: f64, mu_scale: f64) -> LongCurve {
+        let c = self.pcx1;
+        let d = (self.pdx1 + self.pdx2 * dfz) * mu_scale * fz;
+        let e_base = self.pex1 + self.pex2 * dfz + self.pex3 * dfz * dfz;
+        let k = fz * (self.pkx1 + self.pkx2 * dfz) * (self.pkx3 * dfz).exp();
+        LongCurve {
+            b: k / (c * d + EPS),
+            c,
+            d,
+            e_pos: (e_base * (1.0 - self.pex4)).min(1.0),
+            e_neg: (e_base * (1.0 + self.pex4)).min(1.0),
+            sh: self.phx1 + self.phx2 * dfz,
+            sv: fz * (self.pvx1 + self.pvx2 * dfz) * mu_scale,
+            k,
+        }
+    }
+
+    #[inline]
+    fn lat_curve(&self, fz: f64, dfz: f64, mu_scale: f64) -> LatCurve {
+        let c = self.pcy1;
+        let mu = (self.pdy1 + self.pdy2 * dfz) * mu_scale;
+        let d = mu * fz;
+        let e_base = self.pey1 + self.pey2 * dfz;
+        let k =
+            self.pky1 * self.fnomin * (self.pky4 * (fz / (self.pky2 * self.fnomin)).atan()).sin();
+        LatCurve {
+            b: k / (c * d + EPS),
+            c,
+            d,
+            e_pos: (e_base * (1.0 - self.pey3)).min(1.0),
+            e_neg: (e_base * (1.0 + self.pey3)).min(1.0),
+            sh: self.phy1 + self.phy2 * dfz,
+            sv: fz * (self.pvy1 + self.pvy2 * dfz) * mu_scale,
+            k,
+            mu,
+        }
+    }
+
+    /// Fx0 and d(Fx0)/d(kappa).
+    #[inline]
+    fn long_force(lc: &LongCurve, kappa: f64) -> (f64, f64) {
+        let kx = kappa + lc.sh;
+        let e = if kx >= 0.0 { lc.e_pos } else { lc.e_neg };
+        let bx = lc.b * kx;
+        let phi = bx - e * (bx - bx.atan());
+        let theta = lc.c * phi.atan();
+        let (sin_t, cos_t) = theta.sin_cos();
+        let fx = lc.d * sin_t + lc.sv;
+        let dphi = lc.b * (1.0 - e + e / (1.0 + bx * bx));
+        let dfx = lc.d * cos_t * lc.c / (1.0 + phi * phi) * dphi;
+        (fx, dfx)
+    }
+
+    #[inline]
+    fn lat_force(lc: &LatCurve, alpha: f64) -> f64 {
+        let ay = alpha + lc.sh;
+        let e = if ay >= 0.0 { lc.e_pos } else { lc.e_neg };
+        magic_sin(lc.b, lc.c, lc.d, e, ay) + lc.sv
+    }
+
+    /// Combined-slip arm s of the longitudinal force in the aligning moment, m.
+    #[inline]
+    fn moment_arm(&self, fy: f64) -> f64 {
+        self.r0 * (self.ssz1 + self.ssz2 * (fy / self.fnomin))
+    }
+
+    /// Pure longitudinal force Fx0, N, at slip ratio `kappa` and load `fz_n` (all scales 1).
+    pub fn fx0(&self, kappa: f64, fz_n: f64) -> f64 {
+        if fz_n <= 0.0 {
+            return 0.0;
+        }
+        let lc = self.long_curve(fz_n, self.dfz(fz_n), 1.0);
+        Self::long_force(&lc, kappa).0
+    }
+
+    /// Pure lateral force Fy0, N, at slip angle `alpha_rad` and load `fz_n` (all scales 1).
+    pub fn fy0(&self, alpha_rad: f64, fz_n: f64) -> f64 {
+        if fz_n <= 0.0 {
+            return 0.0;
+        }
+        let lc = self.lat_curve(fz_n, self.dfz(fz_n), 1.0);
+        Self::lat_force(&lc, alpha_rad)
+    }
+
+    /// Longitudinal slip stiffness dFx0/dkappa at zero slip, N (the `K_x` of the MF).
+    pub fn long_slip_stiffness(&self, fz_n: f64) -> f64 {
+        let dfz = self.dfz(fz_n);
+        fz_n * (self.pkx1 + self.pkx2 * dfz) * (self.pkx3 * dfz).exp()
+    }
+
+    /// Cornering stiffness dFy0/dalpha at zero slip, N/rad (negative with ISO signs: the
+    /// `K_y` of the MF).
+    pub fn cornering_stiffness(&self, fz_n: f64) -> f64 {
+        self.pky1 * self.fnomin * (self.pky4 * (fz_n / (self.pky2 * self.fnomin)).atan()).sin()
+    }
+
+    /// Aligning moment at pure side slip (kappa = 0), N m, in the reference-table convention:
+    /// the lateral force takes the slip angle directly, the trail and residual torque take
+    /// alpha* = tan(alpha) with the cos'(alpha) factors of MF 6.1.
+    pub fn mz0(&self, alpha_rad: f64, fz_n: f64) -> f64 {
+        let forces = self.evaluate(0.0, alpha_rad, alpha_rad.tan(), fz_n, GripScale::UNITY);
+        // Pure slip: Mz0 = -t0 Fy0 + Mzr0, without the combined-slip arm s x Fx.
+        forces.mz - self.moment_arm(forces.fy) * forces.fx
+    }
+
+    /// Peak longitudinal friction coefficient |Dx / Fz| at a load (without grip scaling).
+    pub fn peak_mu_x(&self, fz_n: f64) -> f64 {
+        (self.pdx1 + self.pdx2 * self.dfz(fz_n)).abs()
+    }
+
+    /// Peak lateral friction coefficient |Dy / Fz| at a load (without grip scaling).
+    pub fn peak_mu_y(&self, fz_n: f64) -> f64 {
+        (self.pdy1 + self.pdy2 * self.dfz(fz_n)).abs()
+    }
+
+    /// Combined-slip forces and aligning moment at slip ratio `kappa`, `tan_alpha` (the
+    /// MF's alpha* = tan(slip angle) = -vy/|vx| with ISO signs), load `fz_n`, with friction
+    /// scales `grip`.
+    pub fn combined(&self, kappa: f64, tan_alpha: f64, fz_n: f64, grip: GripScale) -> TyreForces {
+        self.evaluate(kappa, tan_alpha, tan_alpha, fz_n, grip)
+    }
+
+    /// The MF 6.1 equations with the slip angle of the forces (`alpha_force`) and of the
+    /// aligning-moment slips (`alpha_moment`, also giving cos'(alpha)) given separately, so the
+    /// reference convention (forces take alpha directly) and the simulation's (alpha* = tan)
+    /// share one implementation.
+    fn evaluate(
+        &self,
+        kappa: f64,
+        alpha_force: f64,
+        alpha_moment: f64,
+        fz_n: f64,
+        grip: GripScale,
+    ) -> TyreForces {
+        if fz_n <= 0.0 || grip.mu_x <= 0.0 || grip.mu_y <= 0.0 {
+            return TyreForces::default();
+        }
+        let alpha = alpha_force;
+        let dfz = self.dfz(fz_n);
+        let lx = self.long_curve(fz_n, dfz, grip.mu_x);
+        let ly = self.lat_curve(fz_n, dfz, grip.mu_y);
+        let (fx0, dfx0) = Self::long_force(&lx, kappa);
+        let fy0 = Self::lat_force(&ly, alpha);
+
+        // Longitudinal force weighting by side slip (Gxa).
+        let bxa = self.rbx1 * cos_atan(self.rbx2 * kappa);
+        let exa = (self.rex1 + self.rex2 * dfz).min(1.0);
+        let gxa0 = magic_cos(bxa, self.rcx1, exa, self.rhx1);
+        let gxa = magic_cos(bxa, self.rcx1, exa, alpha + self.rhx1) / gxa0;
+
+        // Lateral force weighting by longitudinal slip (Gyk) and the kappa-induced side force.
+        let byk = self.rby1 * cos_atan(self.rby2 * (alpha - self.rby3));
+        let eyk = (self.rey1 + self.rey2 * dfz).min(1.0);
+        let shyk = self.rhy1 + self.rhy2 * dfz;
+        let gyk0 = magic_cos(byk, self.rcy1, eyk, shyk);
+        let gyk = magic_cos(byk, self.rcy1, eyk, kappa + shyk) / gyk0;
+        let dvyk = ly.mu * fz_n * (self.rvy1 + self.rvy2 * dfz) * cos_atan(self.rvy4 * alpha);
+        let svyk = if kappa == 0.0 {
+            0.0
+        } else {
+            dvyk * (self.rvy5 * (self.rvy6 * kappa).atan()).sin()
+        };
+
+        let fx = gxa * fx0;
+        let fy = gyk * fy0 + svyk;
+
+        // Aligning moment: pneumatic trail times Fy' plus residual torque, at equivalent slips.
+        let cos_alpha = cos_atan(alpha_moment);
+        let sht = self.qhz1 + self.qhz2 * dfz;
+        let ky_safe = ly.k + sign(ly.k) * EPS;
+        let shf = ly.sh + ly.sv / ky_safe;
+        let kx_over_ky = lx.k / ky_safe;
+        let kk = kx_over_ky * kx_over_ky * kappa * kappa;
+        let alpha_t = alpha_moment + sht;
+        let alpha_r = alpha_moment + shf;
+        let alpha_t_eq = (alpha_t * alpha_t + kk).sqrt() * sign(alpha_t);
+        let alpha_r_eq = (alpha_r * alpha_r + kk).sqrt() * sign(alpha_r);
+        let bt = (self.qbz1 + self.qbz2 * dfz + self.qbz3 * dfz * dfz) / grip.mu_y;
+        let ct = self.qcz1;
+        let dt = fz_n * (self.r0 / self.fnomin) * (self.qdz1 + self.qdz2 * dfz);
+        let et_base = self.qez1 + self.qez2 * dfz + self.qez3 * dfz * dfz;
+        let et = (et_base
+            * (1.0 + self.qez4 * std::f64::consts::FRAC_2_PI * (bt * ct * alpha_t).atan()))
+        .min(1.0);
+        let trail = dt * magic_cos(bt, ct, et, alpha_t_eq) * cos_alpha;
+        let br = self.qbz9 / grip.mu_y + self.qbz10 * ly.b * ly.c;
+        let dr = fz_n * self.r0 * (self.qdz6 + self.qdz7 * dfz) * grip.mu_y * cos_alpha;
+        let mzr = dr * cos_atan(br * alpha_r_eq) * cos_alpha;
+        let fy_prime = fy - svyk;
+        let mz = -trail * fy_prime + mzr + self.moment_arm(fy) * fx;
+
+        TyreForces {
+            fx,
+            dfx_dkappa: gxa * dfx0,
+            fy,
+            mz,
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! The tyre: Magic Formula 6.1 forces ([`mf61`]) driven by first-order slip states
+//! (relaxation lengths), plus the tyre's vertical spring, rolling resistance and grip scale.
+//!
+//! Slip states (why): the kinematic slips `(omega r - vx) / |vx|` and `vy / |vx|` are singular
+//! at standstill and make the wheel spin stiff (1/v). Here each wheel carries carcass
+//! deflections `u_x`, `u_y` (m) with `du/dt = slip velocity - |vx| u / sigma`; the slips fed
+//! to the MF are `u / sigma`, which equal the kinematic slips in steady state and become a
+//! damped spring at standstill, so a parked car neither creeps nor jitters. Below
+//! [`LOW_SPEED_FADE_MPS`] a damping term `tau du/dt` (critically damping the tyre spring
+//! against the corner's mass) is added; it vanishes in steady state.
+//! Units: m, m/s, rad, N, N m.
+
+pub mod mf61;
+
+use crate::data::{invalid, DataError};
+use mf61::{GripScale, Mf61, TyreForces, PACEJKA_2006_205_60R15};
+use serde::Deserialize;
+
+/// Speed below which the low-speed slip damping is active (fading linearly to 0 here), m/s.
+pub const LOW_SPEED_FADE_MPS: f64 = 5.0;
+/// Largest longitudinal slip the carcass deflection can represent (full sliding).
+const MAX_SLIP_RATIO: f64 = 1.5;
+/// Largest tan(slip angle) the carcass deflection can represent.
+const MAX_TAN_SLIP_ANGLE: f64 = 1.5;
+
+/// Names of the built-in MF coefficient sets.
+pub const COEFFICIENT_SETS: &[&str] = &["pacejka2006_205_60r15"];
+
+/// The `[tyre]` table of a car document (same tyre on all four wheels).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TyreSpec {
+    /// Built-in MF 6.1 coefficient set (see [`COEFFICIENT_SETS`]).
+    pub coefficients: String,
+    /// Unloaded radius, m.
+    pub unloaded_radius_m: f64,
+    /// Radial (vertical) stiffness, N/m.
+    pub vertical_stiffness_n_per_m: f64,
+    /// Radial damping, N s/m.
+    pub vertical_damping_ns_per_m: f64,
+    /// Longitudinal relaxation length, m.
+    pub relaxation_length_long_m: f64,
+    /// Lateral relaxation length, m.
+    pub relaxation_length_lat_m: f64,
+    /// Rolling resistance coefficient (torque = coefficient x load x radius).
+    pub rolling_resistance: f64,
+    /// Longitudinal friction scale on the coefficient set (MF lambda_mu_x).
+    #[serde(default = "one")]
+    pub grip_scale_long: f64,
+    /// Lateral friction scale on the coefficient set (MF lambda_mu_y).
+    #[serde(default = "one")]
+    pub grip_scale_lat: f64,
+    /// Spin inertia of wheel, tyre, hub and brake disc, kg m^2.
+    pub spin_inertia_kgm2: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl TyreSpec {
+    /// Checks ranges; `text`/`origin` locate errors.
+    pub fn validate(&self, text: &str, origin: &str) -> Result<(), DataError> {
+        if !COEFFICIENT_SETS.contains(&self.coefficients.as_str()) {
+            return Err(invalid(
+                text,
+                origin,
+                "tyre.coefficients",
+                format!(
+                    "unknown coefficient set '{}'; expected one of {:?}",
+                    self.coefficients, COEFFICIENT_SETS
+                ),
+            ));
+        }
+        let positive = [
+            ("tyre.unloaded_radius_m", self.unloaded_radius_m, 0.05, 1.5),
+            (
+                "tyre.vertical_stiffness_n_per_m",
+                self.vertical_stiffness_n_per_m,
+                1e4,
+                5e6,
+            ),
+            (
+                "tyre.relaxation_length_long_m",
+                self.relaxation_length_long_m,
+                0.01,
+                3.0,
+            ),
+            (
+                "tyre.relaxation_length_lat_m",
+                self.relaxation_length_lat_m,
+                0.01,
+                3.0,
+            ),
+            ("tyre.grip_scale_long", self.grip_scale_long, 0.05, 5.0),
+            ("tyre.grip_scale_lat", self.grip_scale_lat, 0.05, 5.0),
+            ("tyre.spin_inertia_kgm2", self.spin_inertia_kgm2, 0.01, 50.0),
+        ];
+        for (field, value, lo, hi) in positive {
+            crate::spec::check_range(text, origin, field, value, lo, hi)?;
+        }
+        crate::spec::check_range(
+            text,
+            origin,
+            "tyre.vertical_damping_ns_per_m",
+            self.vertical_damping_ns_per_m,
+            0.0,
+            1e5,
+        )?;
+        crate::spec::check_range(
+            text,
+            origin,
+            "tyre.rolling_resistance",
+            self.rolling_resistance,
+            0.0,
+            0.2,
+        )?;
+        Ok(())
+    }
+
+    /// The MF coefficient set named by `coefficients` (validated).
+    pub fn mf(&self) -> Mf61 {
+        // Only one set exists; validation rejects other names.
+        PACEJKA_2006_205_60R15
+    }
+}
+
+/// The tyre model of one car, built from its spec (shared by the four wheels).
+#[derive(Debug, Clone)]
+pub struct Tyre {
+    /// Magic Formula coefficients.
+    pub mf: Mf61,
+    /// The tyre's own friction scales.
+    pub grip: GripScale,
+    /// Unloaded radius, m.
+    pub radius_m: f64,
+    /// Radial stiffness, N/m.
+    pub vertical_stiffness: f64,
+    /// Radial damping, N s/m.
+    pub vertical_damping: f64,
+    /// Relaxation lengths (long, lat), m.
+    pub sigma_m: [f64; 2],
+    /// Low-speed damping times (long, lat) at standstill, s.
+    pub low_speed_tau_s: [f64; 2],
+    /// Rolling resistance coefficient.
+    pub rolling_resistance: f64,
+    /// Spin inertia, kg m^2.
+    pub spin_inertia: f64,
+}
+
+impl Tyre {
+    /// Builds the tyre; `static_load_n` (a typical corner load) and `corner_mass_kg` set the
+    /// low-speed damping so the standstill tyre spring is critically damped.
+    pub fn new(spec: &TyreSpec, static_load_n: f64, corner_mass_kg: f64) -> Tyre {
+        let mf = spec.mf();
+        let sigma = [spec.relaxation_length_long_m, spec.relaxation_length_lat_m];
+        let stiffness = [
+            mf.long_slip_stiffness(static_load_n).abs(),
+            mf.cornering_stiffness(static_load_n).abs(),
+        ];
+        // Spring rate at standstill is K / sigma; critical damping c = 2 sqrt(k m) = K tau / sigma.
+        let tau = |i: usize| 2.0 * (corner_mass_kg * sigma[i] / stiffness[i].max(1.0)).sqrt();
+        Tyre {
+            mf,
+            grip: GripScale {
+                mu_x: spec.grip_scale_long,
+                mu_y: spec.grip_scale_lat,
+            },
+            radius_m: spec.unloaded_radius_m,
+            vertical_stiffness: spec.vertical_stiffness_n_per_m,
+            vertical_damping: spec.vertical_damping_ns_per_m,
+            sigma_m: sigma,
+            low_speed_tau_s: [tau(0), tau(1)],
+            rolling_resistance: spec.rolling_resistance,
+            spin_inertia: spec.spin_inertia_kgm2,
+        }
+    }
+
+    /// Forces at the given slips, load and surface grip.
+    pub fn forces(&self, kappa: f64, alpha: f64, fz_n: f64, surface_grip: f64) -> TyreForces {
+        let grip = GripScale {
+            mu_x: self.grip.mu_x * surface_grip,
+            mu_y: self.grip.mu_y * surface_grip,
+        };
+        self.mf.combined(kappa, alpha, fz_n, grip)
+    }
+}
+
+/// One wheel's carcass deflections, m.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SlipState {
+    /// Longitudinal deflection, m.
+    pub u_x: f64,
+    /// Lateral deflection, m.
+    pub u_y: f64,
+}
+
+/// The slips of one step as an affine function of the wheel's new spin rate.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SlipPrediction {
+    /// Effective slip ratio if the wheel kept its current spin rate.
+    pub kappa_at_omega0: f64,
+    /// d(effective slip ratio)/d(omega), s/rad (>= 0).
+    pub dkappa_domega: f64,
+    /// Effective slip angle (tan), rad.
+    pub alpha: f64,
+}
+
+impl SlipState {
+    fn fade(vx_abs: f64) -> f64 {
+        (1.0 - vx_abs / LOW_SPEED_FADE_MPS).max(0.0)
+    }
+
+    /// Slips for this step given the contact-patch velocity (`vx` forward, `vy` left, m/s),
+    /// the spin rate `omega0` and rolling radius at the start of the step.
+    pub fn predict(
+        &self,
+        tyre: &Tyre,
+        vx: f64,
+        vy: f64,
+        omega0: f64,
+        radius_m: f64,
+        dt_s: f64,
+    ) -> SlipPrediction {
+        let vx_abs = vx.abs();
+        let fade = Self::fade(vx_abs);
+        let [sx, sy] = tyre.sigma_m;
+        let [tau_x, tau_y] = tyre.low_speed_tau_s;
+        // Longitudinal: u_new(omega) = (u + dt (omega r - vx)) / (1 + dt |vx| / sigma).
+        let den_x = 1.0 + dt_s * vx_abs / sx;
+        let gain_x = (1.0 + fade * tau_x / dt_s) / sx;
+        let u_x_free = self.u_x_new(vx, omega0, radius_m, dt_s, den_x);
+        let u_x0 = Self::clamp_u(u_x_free, sx * MAX_SLIP_RATIO);
+        let kappa0 = gain_x * u_x0 - fade * tau_x / dt_s * self.u_x / sx;
+        let clamped = u_x_free != u_x0;
+        let dkappa = if clamped {
+            0.0
+        } else {
+            gain_x * dt_s * radius_m / den_x
+        };
+        // Lateral.
+        let den_y = 1.0 + dt_s * vx_abs / sy;
+        let u_y1 = Self::clamp_u((self.u_y + dt_s * vy) / den_y, sy * MAX_TAN_SLIP_ANGLE);
+        let alpha = (u_y1 * (1.0 + fade * tau_y / dt_s) - fade * tau_y / dt_s * self.u_y) / sy;
+        SlipPrediction {
+            kappa_at_omega0: kappa0,
+            dkappa_domega: dkappa,
+            alpha,
+        }
+    }
+
+    fn u_x_new(&self, vx: f64, omega: f64, radius_m: f64, dt_s: f64, den: f64) -> f64 {
+        (self.u_x + dt_s * (omega * radius_m - vx)) / den
+    }
+
+    fn clamp_u(u: f64, limit: f64) -> f64 {
+        u.clamp(-limit, limit)
+    }
+
+    /// Advances the deflections with the wheel's new spin rate (same kinematics as
+    /// [`SlipState::predict`]).
+    pub fn commit(&mut self, tyre: &Tyre, vx: f64, vy: f64, omega1: f64, radius_m: f64, dt_s: f64) {
+        let vx_abs = vx.abs();
+        let [sx, sy] = tyre.sigma_m;
+        let den_x = 1.0 + dt_s * vx_abs / sx;
+        let den_y = 1.0 + dt_s * vx_abs / sy;
+        self.u_x = Self::clamp_u(
+            self.u_x_new(vx, omega1, radius_m, dt_s, den_x),
+            sx * MAX_SLIP_RATIO,
+        );
+        self.u_y = Self::clamp_u((self.u_y + dt_s * vy) / den_y, sy * MAX_TAN_SLIP_ANGLE);
+    }
+}
