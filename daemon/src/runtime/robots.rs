@@ -1,10 +1,10 @@
 //! Who drives a robot car: the one place the runtime asks a robot for controls.
 //!
 //! PLACEHOLDER until `rig_physics::robot` lands: [`RobotDriver`] holds nothing and
-//! [`robot_controls`] returns a constant part throttle, straight ahead. Swapping in the real
-//! robot is an edit of this file only (the type and the body of the one function).
+//! [`robot_controls`] holds a constant part throttle in first gear, straight ahead. Swapping
+//! in the real robot is an edit of this file only (the type and the body of the one function).
 
-use rig_physics::{CarId, Controls, World};
+use rig_physics::{CarId, Controls, GearRequest, World};
 
 /// Part throttle the placeholder holds (keeps a car moving without a line to follow).
 const PLACEHOLDER_THROTTLE: f64 = 0.3;
@@ -23,10 +23,20 @@ impl RobotDriver {
 
 /// The controls `robot` chooses for `car` this step (RT path: no allocation).
 pub fn robot_controls(robot: &mut RobotDriver, world: &World, car: CarId) -> Controls {
-    let _ = (robot, world, car);
-    Controls {
-        throttle: PLACEHOLDER_THROTTLE,
-        brake: 0.0,
-        ..Controls::SAFE_STOP
+    let _ = robot;
+    let in_gear = world.telemetry(car).drivetrain.gear > 0;
+    if in_gear {
+        Controls {
+            throttle: PLACEHOLDER_THROTTLE,
+            brake: 0.0,
+            ..Controls::SAFE_STOP
+        }
+    } else {
+        // Clutch in, then first gear (the gearbox refuses a shift without the clutch).
+        Controls {
+            clutch: 1.0,
+            gear_request: GearRequest::Select(1),
+            ..Controls::SAFE_STOP
+        }
     }
 }
