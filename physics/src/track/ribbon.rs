@@ -280,11 +280,20 @@ impl Ribbon {
         let fa = self.ahead_of(i, p);
         let fb = self.ahead_of(i + 1, p);
         let mut t = if fa - fb > 0.0 { fa / (fa - fb) } else { 0.5 };
-        // One Gauss-Newton step on the Hermite centreline.
-        let (c, tangent) = self.centre_at(i, t);
-        let along = (p[0] - c[0]) * tangent[0] + (p[1] - c[1]) * tangent[1];
-        t = (t + along / self.spacing_m).clamp(0.0, 1.0);
-        let (c, tangent) = self.centre_at(i, t);
+        let (ka, kb) = (
+            self.samples[i].centre.curvature,
+            self.samples[i + 1].centre.curvature,
+        );
+        // Two Newton steps on the Hermite centreline; at offset d the foot point moves
+        // (1 - curvature * d) times slower than the point.
+        let (mut c, mut tangent) = self.centre_at(i, t);
+        for _ in 0..2 {
+            let along = (p[0] - c[0]) * tangent[0] + (p[1] - c[1]) * tangent[1];
+            let d = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
+            let stretch = (1.0 - lerp(ka, kb, t) * d).max(0.1);
+            t = (t + along / (self.spacing_m * stretch)).clamp(0.0, 1.0);
+            (c, tangent) = self.centre_at(i, t);
+        }
         let d = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
         Located {
             i,
