@@ -58,10 +58,11 @@ impl Validate for Config {
         //      for (i, out) in self.telemetry.iter().enumerate() { out.validate(&format!("telemetry[{i}]"), report); }
         //      self.devices.validate("devices", report);
         //      self.motion.validate("motion", report);
+        self.motion.validate("motion", report);
         for (i, out) in self.telemetry.iter().enumerate() {
             out.validate(&format!("telemetry[{i}]"), report);
         }
-        self.motion.validate("motion", report);
+        self.devices.validate("devices", report);
         // ---- end of section validators.
     }
 }

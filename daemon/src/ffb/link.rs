@@ -1,0 +1,121 @@
+//! The wait-free meeting point of the input layer, the FFB stage (RT thread), the FFB writer
+//! thread and the runtime: plain atomics, so every side reads and writes without locks,
+//! allocation or system calls.
+//!
+//! Who writes what: the input thread writes the rim motion and the e-stop latch; the writer
+//! thread writes `device_connected` and bumps `connections` on every (re)open; the FFB stage
+//! writes the published [`FfbStatus`]. A process has one player rim, so the daemon uses the
+//! [`player_link`] instance; tests make their own with [`FfbLink::new`].
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use rig_protocols::FfbStatus;
+
+use super::chain::RimMotion;
+
+/// Shared FFB state (see the module docs for who writes which field).
+#[derive(Debug, Default)]
+pub struct FfbLink {
+    rim_angle_bits: AtomicU64,
+    rim_velocity_bits: AtomicU64,
+    rim_known: AtomicBool,
+    estop: AtomicBool,
+    device_connected: AtomicBool,
+    connections: AtomicU32,
+    status_active: AtomicBool,
+    status_output_bits: AtomicU64,
+    status_clipping: AtomicBool,
+    status_clip_share_bits: AtomicU64,
+}
+
+impl FfbLink {
+    /// A fresh link: rim unknown, no e-stop, no device.
+    pub fn new() -> Arc<FfbLink> {
+        Arc::new(FfbLink::default())
+    }
+
+    /// Input thread: the rim's latest motion.
+    pub fn publish_rim(&self, rim: RimMotion) {
+        self.rim_angle_bits
+            .store(rim.angle_rad.to_bits(), Ordering::Relaxed);
+        self.rim_velocity_bits
+            .store(rim.velocity_radps.to_bits(), Ordering::Relaxed);
+        self.rim_known.store(true, Ordering::Release);
+    }
+
+    /// Input thread: the steering device went away (the chain then ignores rim terms).
+    pub fn forget_rim(&self) {
+        self.rim_known.store(false, Ordering::Release);
+    }
+
+    /// The rim's latest motion; NaN fields when no steering device is connected.
+    pub fn rim(&self) -> RimMotion {
+        if !self.rim_known.load(Ordering::Acquire) {
+            return RimMotion {
+                angle_rad: f64::NAN,
+                velocity_radps: f64::NAN,
+            };
+        }
+        RimMotion {
+            angle_rad: f64::from_bits(self.rim_angle_bits.load(Ordering::Relaxed)),
+            velocity_radps: f64::from_bits(self.rim_velocity_bits.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// Input thread: the e-stop latch (true = zero torque until re-armed).
+    pub fn set_estop(&self, latched: bool) {
+        self.estop.store(latched, Ordering::Release);
+    }
+
+    /// True while the e-stop is latched.
+    pub fn estop(&self) -> bool {
+        self.estop.load(Ordering::Acquire)
+    }
+
+    /// Writer thread: the FFB device is open (true) or gone (false).
+    pub fn set_device_connected(&self, connected: bool) {
+        if connected {
+            self.connections.fetch_add(1, Ordering::AcqRel);
+        }
+        self.device_connected.store(connected, Ordering::Release);
+    }
+
+    /// True while the writer holds an open FFB device.
+    pub fn device_connected(&self) -> bool {
+        self.device_connected.load(Ordering::Acquire)
+    }
+
+    /// How many times the device was opened (a change means "reconnected: ramp again").
+    pub fn connections(&self) -> u32 {
+        self.connections.load(Ordering::Acquire)
+    }
+
+    /// FFB stage: the status for telemetry and the dashboard.
+    pub fn publish_status(&self, status: FfbStatus) {
+        self.status_output_bits
+            .store(status.output.to_bits(), Ordering::Relaxed);
+        self.status_clip_share_bits
+            .store(status.clipping_share.to_bits(), Ordering::Relaxed);
+        self.status_clipping
+            .store(status.clipping, Ordering::Relaxed);
+        self.status_active.store(status.active, Ordering::Release);
+    }
+
+    /// The latest status (the runtime copies it into the next frame).
+    pub fn status(&self) -> FfbStatus {
+        let active = self.status_active.load(Ordering::Acquire);
+        FfbStatus {
+            active,
+            output: f64::from_bits(self.status_output_bits.load(Ordering::Relaxed)),
+            clipping: self.status_clipping.load(Ordering::Relaxed),
+            clipping_share: f64::from_bits(self.status_clip_share_bits.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+/// The process's player link (one player rim per daemon).
+pub fn player_link() -> Arc<FfbLink> {
+    static LINK: OnceLock<Arc<FfbLink>> = OnceLock::new();
+    LINK.get_or_init(FfbLink::new).clone()
+}

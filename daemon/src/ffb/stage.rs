@@ -1,0 +1,241 @@
+//! The force-feedback output stage on the RT thread: runs the [`FfbChain`] on each frame's
+//! steering torque and hands the device command to the writer thread through a wait-free
+//! latest-value slot. Also computes the shift-light LED mask from the engine rpm.
+//!
+//! Safety rules enforced here (the writer enforces its own on top): zero force in the same tick
+//! as any `safe_stop` (exit, reload, fault, e-stop), while the e-stop latch is set, and for any
+//! tick whose physics torque is not finite; the ramp restarts after every resume, reconnect and
+//! e-stop re-arm. Nothing here allocates, blocks or logs.
+
+use std::sync::Arc;
+
+use rig_config::devices::{DevicesConfig, ShiftLightsConfig};
+use rig_protocols::{FfbStatus, Frame};
+
+use super::chain::{ChainParams, FfbChain};
+use super::link::FfbLink;
+use crate::handoff::LatestWriter;
+use crate::rt_stage::{RtStage, StopReason};
+
+/// What the RT thread asks of the FFB writer thread (latest value wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FfbCommand {
+    /// Advances every tick; a writer that sees it stand still knows the loop stalled.
+    pub sequence: u64,
+    /// Constant-force level for the device, -32767 ..= 32767 (positive pulls left).
+    pub level: i16,
+    /// False: stop the effect now (safe stop, e-stop, fault).
+    pub play: bool,
+    /// Shift-light LED mask, bit 0 = first (outermost) LED, 5 LEDs.
+    pub leds: u8,
+}
+
+/// Number of shift-light LEDs on a G27/G29/G923.
+pub const SHIFT_LEDS: u8 = 5;
+
+/// LED mask for `rpm` against the rev limit `max_rpm`: none below the first threshold, all
+/// five at or above the last, evenly filled in between.
+pub fn shift_light_mask(lights: &ShiftLightsConfig, rpm: f64, max_rpm: f64) -> u8 {
+    if !lights.enabled || !(rpm.is_finite() && max_rpm.is_finite()) || max_rpm <= 0.0 {
+        return 0;
+    }
+    let share = rpm / max_rpm;
+    let first = lights.first_led_rpm_fraction;
+    let span = (lights.all_leds_rpm_fraction - first).max(1e-6);
+    if share < first {
+        return 0;
+    }
+    let lit = 1 + ((share - first) / span * f64::from(SHIFT_LEDS - 1)).floor() as i64;
+    let lit = lit.clamp(0, i64::from(SHIFT_LEDS)) as u32;
+    ((1u32 << lit) - 1) as u8
+}
+
+/// The FFB stage.
+pub struct FfbStage {
+    chain: FfbChain,
+    lights: ShiftLightsConfig,
+    link: Arc<FfbLink>,
+    commands: LatestWriter<FfbCommand>,
+    sequence: u64,
+    halted: Option<StopReason>,
+    seen_connections: u32,
+}
+
+impl std::fmt::Debug for FfbStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FfbStage")
+            .field("halted", &self.halted)
+            .field("ramp", &self.chain.ramp())
+            .finish()
+    }
+}
+
+impl FfbStage {
+    /// A stage ticking every `dt_s` seconds that writes commands into `commands`.
+    pub fn new(
+        config: &DevicesConfig,
+        dt_s: f64,
+        link: Arc<FfbLink>,
+        commands: LatestWriter<FfbCommand>,
+    ) -> FfbStage {
+        let params = ChainParams::from_config(&config.ffb, &config.steering);
+        FfbStage {
+            chain: FfbChain::new(params, dt_s),
+            lights: config.shift_lights.clone(),
+            seen_connections: link.connections(),
+            link,
+            commands,
+            sequence: 0,
+            halted: None,
+        }
+    }
+
+    /// Why the stage is holding zero force, if it is.
+    pub fn halted(&self) -> Option<StopReason> {
+        self.halted
+    }
+
+    fn send(&mut self, level: i16, play: bool, leds: u8) {
+        self.commands.write(FfbCommand {
+            sequence: self.sequence,
+            level,
+            play,
+            leds,
+        });
+    }
+
+    fn zero(&mut self, leds: u8) {
+        self.chain.reset();
+        self.send(0, false, leds);
+        let clip = self.link.status().clipping_share;
+        self.link.publish_status(FfbStatus {
+            active: false,
+            output: 0.0,
+            clipping: false,
+            clipping_share: clip,
+        });
+    }
+}
+
+impl RtStage for FfbStage {
+    fn on_tick(&mut self, frame: &Frame) {
+        self.sequence += 1;
+        let drivetrain = &frame.car.drivetrain;
+        let leds = shift_light_mask(&self.lights, drivetrain.engine_rpm, drivetrain.max_rpm);
+        let connections = self.link.connections();
+        if connections != self.seen_connections || !self.link.device_connected() {
+            // Reopened or gone: never resume the last torque, ramp in from zero.
+            self.seen_connections = connections;
+            self.chain.reset();
+        }
+        if self.halted.is_some() || self.link.estop() {
+            self.zero(leds);
+            return;
+        }
+        let out = self
+            .chain
+            .step(frame.car.steering_torque_nm, self.link.rim());
+        if out.fault {
+            self.zero(leds);
+            return;
+        }
+        let level = (out.fraction * f64::from(i16::MAX)).round() as i16;
+        self.send(level, true, leds);
+        self.link.publish_status(FfbStatus {
+            active: self.link.device_connected(),
+            output: out.fraction,
+            clipping: out.clipped,
+            clipping_share: out.clipping_share,
+        });
+    }
+
+    fn safe_stop(&mut self, reason: StopReason) {
+        self.halted = Some(reason);
+        self.zero(0);
+    }
+
+    fn resume(&mut self) {
+        self.halted = None;
+        self.chain.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handoff::latest_value;
+
+    fn frame(torque: f64) -> Frame {
+        let mut f = Frame::default();
+        f.car.steering_torque_nm = torque;
+        f
+    }
+
+    #[test]
+    fn safe_stop_zeroes_in_the_same_tick_and_resume_ramps_again() {
+        let link = FfbLink::new();
+        link.set_device_connected(true);
+        let (w, mut r) = latest_value(FfbCommand::default());
+        let mut stage = FfbStage::new(&DevicesConfig::default(), 0.001, link.clone(), w);
+        for _ in 0..3000 {
+            stage.on_tick(&frame(1.1));
+        }
+        let cmd = r.read();
+        assert!(cmd.play && (i32::from(cmd.level) - 16384).abs() <= 1, "{cmd:?}");
+        assert!(link.status().active && (link.status().output - 0.5).abs() < 1e-6);
+        stage.safe_stop(StopReason::Reload);
+        let cmd = r.read();
+        assert!(!cmd.play && cmd.level == 0);
+        stage.on_tick(&frame(1.1));
+        assert!(!r.read().play);
+        stage.resume();
+        stage.on_tick(&frame(1.1));
+        let cmd = r.read();
+        assert!(cmd.play && cmd.level.abs() < 50, "ramping again: {cmd:?}");
+    }
+
+    #[test]
+    fn estop_latch_and_reconnect_restart_from_zero() {
+        let link = FfbLink::new();
+        link.set_device_connected(true);
+        let (w, mut r) = latest_value(FfbCommand::default());
+        let mut stage = FfbStage::new(&DevicesConfig::default(), 0.001, link.clone(), w);
+        for _ in 0..3000 {
+            stage.on_tick(&frame(-2.0));
+        }
+        assert!(r.read().level < -29000);
+        link.set_estop(true);
+        stage.on_tick(&frame(-2.0));
+        assert_eq!(r.read().level, 0);
+        link.set_estop(false);
+        stage.on_tick(&frame(-2.0));
+        assert!(r.read().level > -100);
+        for _ in 0..3000 {
+            stage.on_tick(&frame(-2.0));
+        }
+        link.set_device_connected(true); // a reconnect
+        stage.on_tick(&frame(-2.0));
+        assert!(r.read().level > -100, "reconnect ramps from zero");
+    }
+
+    #[test]
+    fn nan_torque_gives_zero_force_that_tick() {
+        let link = FfbLink::new();
+        let (w, mut r) = latest_value(FfbCommand::default());
+        let mut stage = FfbStage::new(&DevicesConfig::default(), 0.001, link, w);
+        stage.on_tick(&frame(f64::NAN));
+        let cmd = r.read();
+        assert!(!cmd.play && cmd.level == 0);
+    }
+
+    #[test]
+    fn shift_lights_fill_between_the_thresholds() {
+        let lights = ShiftLightsConfig::default();
+        assert_eq!(shift_light_mask(&lights, 5000.0, 8000.0), 0);
+        assert_eq!(shift_light_mask(&lights, 6000.0, 8000.0), 0b1);
+        assert_eq!(shift_light_mask(&lights, 7600.0, 8000.0), 0b11111);
+        assert_eq!(shift_light_mask(&lights, f64::NAN, 8000.0), 0);
+        let mid = shift_light_mask(&lights, 6800.0, 8000.0);
+        assert_eq!(mid, 0b111, "0.85 of the limit lights three LEDs");
+    }
+}
