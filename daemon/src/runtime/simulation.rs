@@ -90,14 +90,14 @@ pub fn resolve(sim: &SimConfig) -> Result<(Track, CarSpec), Vec<FieldProblem>> {
         "sim.track",
         &sim.track,
         "track",
-        |name| rig_physics::track::builtin(name),
+        rig_physics::track::builtin,
         Track::from_toml,
     );
     let car = load_data(
         "sim.car",
         &sim.car,
         "car",
-        |name| rig_physics::builtin::car(name),
+        rig_physics::builtin::car,
         CarSpec::from_toml,
     );
     match (track, car) {

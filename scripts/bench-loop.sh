@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Wake-up latency of rigd's real-time loop next to cyclictest (Debian rt-tests) in the same run,
+# with the same interval (1000 us), policy (SCHED_FIFO), priority (80), core (the last one),
+# memory locking and PM QoS (/dev/cpu_dma_latency = 0, cyclictest's default). The two run one
+# after the other, alternating, ROUNDS times; each prints p50/p99/p99.9/max and late counts, then
+# the ratios rigd / cyclictest. Latency = wake-up time minus the absolute deadline for both.
+# Percentiles are nearest-rank over 1 us buckets, reported as the bucket's upper edge for both.
+# Needs root (or LimitRTPRIO/CAP_SYS_NICE and access to /dev/cpu_dma_latency).
+# Usage: scripts/bench-loop.sh [SECONDS per run, default 60] [ROUNDS, default 1] [ROBOTS, default 0]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+rounds="${2:-1}"
+robots="${3:-0}"
+core=$(( $(nproc) - 1 ))
+priority=80
+interval_us=1000
+
+command -v cyclictest >/dev/null || {
+    echo "bench-loop: installing rt-tests (cyclictest)" >&2
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get install -y -qq --no-install-recommends rt-tests >/dev/null
+}
+cargo build --release --quiet -p rigd
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/bench.toml" <<TOML
+[sim]
+robots = $robots
+[loop]
+rate_hz = $(( 1000000 / interval_us ))
+core = $core
+priority = $priority
+lock_memory = true
+spin_us = 0
+pm_qos = "dma-latency"
+pm_qos_latency_us = 0
+TOML
+
+# cyclictest histogram (1 us buckets up to 20 ms) -> the same numbers rigd prints.
+cyclictest_stats() {
+    awk '
+        /^[0-9]+[ \t]+[0-9]+/ { n = $1 + 0; c = $2 + 0; count[n] += c; total += c; if (c > 0 && n > maxb) maxb = n; next }
+        /# Max Latencies/ { max = $4 + 0 }
+        /# Histogram Overflows/ { over = $4 + 0 }
+        END {
+            total += over
+            split("50 99 99.9", ps, " ")
+            for (i = 1; i <= 3; i++) {
+                rank = int((ps[i] / 100.0) * total); if (rank < (ps[i] / 100.0) * total) rank++; if (rank < 1) rank = 1
+                seen = 0; val[i] = max
+                for (b = 0; b <= maxb; b++) { seen += count[b]; if (seen >= rank) { val[i] = b + 1; break } }
+            }
+            for (b = 0; b <= maxb; b++) { if (b >= 100) l100 += count[b]; if (b >= 250) l250 += count[b]; if (b >= 1000) l1000 += count[b] }
+            l100 += over; l250 += over; l1000 += over
+            printf "samples %d p50 %d p99 %d p99.9 %d max %d late>100us %d late>250us %d late>1ms %d\n", total, val[1], val[2], val[3], max, l100, l250, l1000
+        }'
+}
+
+printf "bench-loop: %s s per run, %s round(s), core %s, SCHED_FIFO %s, %s us interval, %s robot car(s), %s, kernel %s\n" \
+    "$seconds" "$rounds" "$core" "$priority" "$interval_us" "$robots" "$(date -u +%FT%TZ)" "$(uname -r)"
+for round in $(seq 1 "$rounds"); do
+    ct="$(cyclictest -q -m --policy=fifo -p "$priority" -a "$core" -i "$interval_us" -D "${seconds}s" -h 20000 | cyclictest_stats)"
+    rg="$(target/release/rigd --config "$tmp/bench.toml" bench loop --seconds "$seconds" 2>"$tmp/rigd.err")" || { cat "$tmp/rigd.err" >&2; exit 1; }
+    grep -q "not granted" "$tmp/rigd.err" && cat "$tmp/rigd.err" >&2
+    rg_wake="$(echo "$rg" | grep '^wake latency')"
+    rg_late="$(echo "$rg" | grep '^late wake-ups')"
+    rg_work="$(echo "$rg" | grep '^tick work')"
+    field() { echo "$1" | sed -n "s/.* $2 \([0-9.]*\).*/\1/p"; }
+    r_p50=$(field "$rg_wake" p50); r_p99=$(field "$rg_wake" p99); r_p999=$(field "$rg_wake" p99.9); r_max=$(field "$rg_wake" max)
+    r_l100=$(echo "$rg_late" | sed -n 's/.*>100us \([0-9]*\).*/\1/p')
+    r_l250=$(echo "$rg_late" | sed -n 's/.*>250us \([0-9]*\).*/\1/p')
+    r_l1ms=$(echo "$rg_late" | sed -n 's/.*>1ms \([0-9]*\);.*/\1/p')
+    c_p50=$(field "$ct" p50); c_p99=$(field "$ct" p99); c_p999=$(field "$ct" p99.9); c_max=$(field "$ct" max)
+    c_l100=$(echo "$ct" | sed -n 's/.*late>100us \([0-9]*\).*/\1/p')
+    c_l250=$(echo "$ct" | sed -n 's/.*late>250us \([0-9]*\).*/\1/p')
+    c_l1ms=$(echo "$ct" | sed -n 's/.*late>1ms \([0-9]*\).*/\1/p')
+    echo "round $round"
+    printf "  %-11s %8s %8s %8s %8s %10s %10s %9s\n" "" "p50 us" "p99 us" "p99.9 us" "max us" ">100us" ">250us" ">1ms"
+    printf "  %-11s %8s %8s %8s %8s %10s %10s %9s\n" cyclictest "$c_p50" "$c_p99" "$c_p999" "$c_max" "$c_l100" "$c_l250" "$c_l1ms"
+    printf "  %-11s %8s %8s %8s %8s %10s %10s %9s\n" rigd "$r_p50" "$r_p99" "$r_p999" "$r_max" "$r_l100" "$r_l250" "$r_l1ms"
+    echo "  rigd $rg_work"
+    awk -v rp="$r_p99" -v cp="$c_p99" -v rl="$r_l1ms" -v cl="$c_l1ms" 'BEGIN {
+        printf "  ratio rigd/cyclictest: p99 %.2f (target <= 1.00: %s); >1ms late %s vs %s (target rigd <= cyclictest: %s)\n",
+            rp / cp, (rp <= cp ? "met" : "NOT met"), rl, cl, (rl + 0 <= cl + 0 ? "met" : "NOT met") }'
+done
