@@ -1,6 +1,208 @@
 //! Motion platforms: cueing (vehicle motion to platform pose), kinematics (pose to actuator
-//! values), safety (limits, state machine, parking), controller output (serial and UDP
-//! writer threads) and the RT stage that ties them to the 1 kHz loop.
+//! values), safety (state machine, rate-limited tracker, parking), controller output (serial
+//! and UDP writer threads) and the RT stage that ties them to the 1 kHz loop.
+//!
+//! [`stages`] builds one [`stage::MotionStage`] per `[[motion.platforms]]` (off the RT
+//! thread: it allocates, spawns the writers and installs the panic-park hook).
 
 pub mod cueing;
 pub mod kinematics;
+pub mod safety;
+pub mod stage;
+pub mod tracker;
+pub mod writer;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context, Result};
+use rig_config::motion::{GeometryConfig, PlatformConfig};
+use rig_config::Config;
+use rig_protocols::motion::{parse_escapes, Encoder, TemplateEncoder};
+
+use crate::handoff::latest_value;
+use crate::rt_stage::RtStage;
+use kinematics::{PlanarDrive, Platform, RotaryStewart, StewartGeometry, MAX_ACTUATORS};
+use stage::{MotionStage, OutputPort};
+use tracker::Tracker;
+use writer::{LinkTarget, WriterEnds, WriterSetup, WriterStatus};
+
+/// Commands buffered between the RT stage and a writer.
+const RING_CAPACITY: usize = 64;
+
+/// The kinematic model of a platform's geometry.
+pub fn platform_from_config(geometry: &GeometryConfig) -> Result<Platform> {
+    Ok(match geometry {
+        GeometryConfig::Vertical {
+            actuator_points_m,
+            crank_radius_m,
+        } => {
+            let mut points = [[0.0; 2]; 4];
+            for (slot, p) in points.iter_mut().zip(actuator_points_m) {
+                *slot = *p;
+            }
+            Platform::Planar {
+                points,
+                count: actuator_points_m.len().min(4),
+                drive: match crank_radius_m {
+                    Some(radius_m) => PlanarDrive::Crank {
+                        radius_m: *radius_m,
+                    },
+                    None => PlanarDrive::Linear,
+                },
+            }
+        }
+        GeometryConfig::StewartLinear {
+            base_radius_m,
+            platform_radius_m,
+            base_pair_angle_deg,
+            platform_pair_angle_deg,
+            home_height_m,
+        } => Platform::StewartLinear(StewartGeometry::paired(
+            *base_radius_m,
+            *platform_radius_m,
+            *base_pair_angle_deg,
+            *platform_pair_angle_deg,
+            *home_height_m,
+        )),
+        GeometryConfig::StewartRotary {
+            base_radius_m,
+            platform_radius_m,
+            base_pair_angle_deg,
+            platform_pair_angle_deg,
+            arm_length_m,
+            rod_length_m,
+        } => Platform::StewartRotary(RotaryStewart::paired(
+            *base_radius_m,
+            *platform_radius_m,
+            *base_pair_angle_deg,
+            *platform_pair_angle_deg,
+            *arm_length_m,
+            *rod_length_m,
+        )?),
+    })
+}
+
+/// Builds the stage of one platform: writer threads for its outputs, and the RT side.
+pub fn platform_stage(config: &PlatformConfig, tick_hz: f64) -> Result<MotionStage> {
+    let platform = platform_from_config(&config.geometry)?;
+    let limits = config
+        .actuators
+        .limits(config.geometry.is_rotary())
+        .ok_or_else(|| {
+            anyhow!(
+                "motion platform `{}`: actuator limits missing (run `rigd check-config`)",
+                config.name
+            )
+        })?;
+    let count = platform.actuator_count();
+    let mut reverse = [false; MAX_ACTUATORS];
+    for (slot, r) in reverse.iter_mut().zip(&config.actuators.reverse) {
+        *slot = *r;
+    }
+    // The whole neutral pose must fit, or nothing can be cued safely.
+    platform
+        .clamp_pose(&kinematics::Pose::NEUTRAL, limits.usable_half_travel)
+        .with_context(|| {
+            format!(
+                "motion platform `{}`: neutral is outside the actuator travel",
+                config.name
+            )
+        })?;
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let mut ports = Vec::new();
+    let mut writers = Vec::new();
+    for (i, out) in config.outputs.iter().enumerate() {
+        let name = format!("{}/{}", config.name, i);
+        let resolved = out
+            .resolve()
+            .map_err(|e| anyhow!("motion output {name}: {e}"))?;
+        let encoder = if resolved.knaufinator_binary {
+            Encoder::KnaufinatorBinary {
+                bits: resolved.bits,
+            }
+        } else {
+            Encoder::Template(
+                TemplateEncoder::new(&resolved.template, resolved.bits, resolved.format)
+                    .with_context(|| format!("motion output {name}"))?,
+            )
+        };
+        let target = match (&out.serial_port, &out.udp_target) {
+            (Some(path), _) => LinkTarget::Serial {
+                path: path.clone(),
+                baud: resolved.baud,
+                data_bits: out.data_bits,
+                parity: out.parity.into(),
+                stop_bits: out.stop_bits,
+            },
+            (None, Some(addr)) => LinkTarget::Udp(
+                addr.parse()
+                    .with_context(|| format!("motion output {name}: udp_target `{addr}`"))?,
+            ),
+            (None, None) => {
+                return Err(anyhow!(
+                    "motion output {name}: set serial_port or udp_target"
+                ))
+            }
+        };
+        let setup = WriterSetup {
+            name: name.clone(),
+            target,
+            encoder,
+            rate_hz: out.rate_hz,
+            post_open_delay: Duration::from_millis(u64::from(out.post_open_delay_ms)),
+            start: parse_escapes(&resolved.start),
+            start_delay: Duration::from_millis(u64::from(out.start_delay_ms)),
+            stop: parse_escapes(&resolved.stop),
+            stop_delay: Duration::from_millis(u64::from(out.stop_delay_ms)),
+            limits,
+            count,
+            reverse,
+            watchdog: Duration::from_millis(u64::from(config.safety.writer_watchdog_ms)),
+        };
+        let (producer, consumer) = rtrb::RingBuffer::new(RING_CAPACITY);
+        let park = Tracker::park_position(&limits);
+        let (status_writer, status_reader) = latest_value(WriterStatus {
+            last_sent: park,
+            parked: true,
+            ..WriterStatus::default()
+        });
+        let ends = WriterEnds {
+            commands: consumer,
+            status: status_writer,
+            shutdown: shutdown.clone(),
+        };
+        let handle = std::thread::Builder::new()
+            .name(format!("motion-{i}"))
+            .spawn(move || writer::run_writer(setup, ends))
+            .context("cannot start a motion writer thread")?;
+        writers.push(handle);
+        let every_ticks = (tick_hz / out.rate_hz).round().max(1.0) as u32;
+        ports.push(OutputPort {
+            commands: producer,
+            status: status_reader,
+            every_ticks,
+            countdown: every_ticks,
+            epoch: 0,
+            last_status: WriterStatus::default(),
+        });
+    }
+    Ok(MotionStage::new(
+        config, platform, limits, tick_hz, ports, writers, shutdown,
+    ))
+}
+
+/// One RT stage per configured motion platform (none when `[motion]` has no platforms).
+pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
+    if config.motion.platforms.is_empty() {
+        return Ok(Vec::new());
+    }
+    writer::install_panic_park();
+    let tick_hz = f64::from(config.realtime.rate_hz);
+    let mut out: Vec<Box<dyn RtStage>> = Vec::new();
+    for platform in &config.motion.platforms {
+        out.push(Box::new(platform_stage(platform, tick_hz)?));
+    }
+    Ok(out)
+}

@@ -22,6 +22,7 @@ pub fn build_output_stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
     // ---- Output registrations: one line per feature, e.g.
     //      stages.extend(crate::telemetry_out::stages(config)?);
     stages.extend(crate::telemetry_out::stages(config)?);
+    stages.extend(crate::motion::stages(config)?);
     // ---- end of output registrations.
 
     Ok(stages)

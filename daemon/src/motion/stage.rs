@@ -1,0 +1,310 @@
+//! The motion RT stage: on every tick, cueing -> kinematics (whole-pose clamp) -> safety
+//! state machine -> rate-limited tracker, then every `N` ticks (per output) the actuator
+//! command goes to that output's writer thread through a wait-free ring.
+//!
+//! RT rules: `on_tick`, `safe_stop` and `resume` never allocate, block, lock or log; all
+//! buffers were built by [`MotionStage::new`]. A frame whose simulation time does not advance
+//! is stale; a position jump larger than `reset_jump_m` (or time going backwards) is a reset
+//! or teleport: the washout filters are reset and cues stay off for `reset_quiet_ms`.
+//!
+//! Dropping the stage shuts its writers down and waits for them: each parks the platform at
+//! the actuator limits, sends its stop string and closes its port, so every exit path that
+//! drops the stages (SIGTERM, reload, fatal error) parks before the process goes on.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use rig_config::motion::{ActuatorLimits, PlatformConfig};
+use rig_protocols::Frame;
+
+use super::cueing::{CueInput, Washout};
+use super::kinematics::{Platform, MAX_ACTUATORS};
+use super::safety::{SafetyMachine, SafetyState, SafetyTimeouts, Target, TickFacts};
+use super::tracker::Tracker;
+use super::writer::{OutputCommand, WriterStatus};
+use crate::handoff::LatestReader;
+use crate::rt_stage::{RtStage, StopReason};
+
+/// The RT side of one output.
+pub struct OutputPort {
+    /// Commands to the writer.
+    pub commands: rtrb::Producer<OutputCommand>,
+    /// The writer's status.
+    pub status: LatestReader<WriterStatus>,
+    /// Send a command every this many ticks.
+    pub every_ticks: u32,
+    /// Ticks until the next command.
+    pub countdown: u32,
+    /// The writer epoch the stage is synchronised to.
+    pub epoch: u32,
+    /// The writer's last status.
+    pub last_status: WriterStatus,
+}
+
+impl std::fmt::Debug for OutputPort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutputPort")
+            .field("every_ticks", &self.every_ticks)
+            .field("epoch", &self.epoch)
+            .finish()
+    }
+}
+
+/// One platform's RT stage.
+pub struct MotionStage {
+    name: String,
+    platform: Platform,
+    limits: ActuatorLimits,
+    washout: Washout,
+    machine: SafetyMachine,
+    tracker: Tracker,
+    park: [f64; MAX_ACTUATORS],
+    target_hold: [f64; MAX_ACTUATORS],
+    outputs: Vec<OutputPort>,
+    writers: Vec<JoinHandle<()>>,
+    shutdown: Arc<AtomicBool>,
+    traction_min_speed_mps: f64,
+    reset_jump_m: f64,
+    reset_quiet_ticks: u64,
+    quiet_ticks: u64,
+    stale_ticks: u64,
+    stale_after: u64,
+    last_time_s: f64,
+    last_position_m: [f64; 3],
+    seen_frame: bool,
+    stopped: bool,
+}
+
+impl std::fmt::Debug for MotionStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MotionStage")
+            .field("name", &self.name)
+            .field("state", &self.machine.state())
+            .finish()
+    }
+}
+
+impl MotionStage {
+    /// A stage for `config` ticking at `tick_hz`, with its outputs' RT ends, writer threads
+    /// and their shutdown flag (built by [`super::build`]).
+    pub fn new(
+        config: &PlatformConfig,
+        platform: Platform,
+        limits: ActuatorLimits,
+        tick_hz: f64,
+        outputs: Vec<OutputPort>,
+        writers: Vec<JoinHandle<()>>,
+        shutdown: Arc<AtomicBool>,
+    ) -> MotionStage {
+        let s = &config.safety;
+        let ticks = |ms: f64| (ms / 1000.0 * tick_hz).round().max(1.0) as u64;
+        let park = Tracker::park_position(&limits);
+        let count = platform.actuator_count();
+        let stale_after = ticks(f64::from(s.stale_after_ms));
+        MotionStage {
+            name: config.name.clone(),
+            platform,
+            limits,
+            washout: Washout::new(&config.cueing, tick_hz),
+            machine: SafetyMachine::new(SafetyTimeouts {
+                stale_after,
+                hold_before_idle: ticks(f64::from(s.hold_before_idle_ms)),
+                idle_before_park: ticks(s.idle_before_park_s * 1000.0),
+            }),
+            tracker: Tracker::new(limits, count, 1.0 / tick_hz, park),
+            park,
+            target_hold: [0.0; MAX_ACTUATORS],
+            outputs,
+            writers,
+            shutdown,
+            traction_min_speed_mps: config.cueing.traction_loss_min_speed_mps,
+            reset_jump_m: s.reset_jump_m,
+            reset_quiet_ticks: ticks(f64::from(s.reset_quiet_ms)),
+            quiet_ticks: 0,
+            stale_ticks: u64::MAX / 2,
+            stale_after,
+            last_time_s: 0.0,
+            last_position_m: [0.0; 3],
+            seen_frame: false,
+            stopped: false,
+        }
+    }
+
+    /// The current safety state.
+    pub fn state(&self) -> SafetyState {
+        self.machine.state()
+    }
+
+    /// The commanded actuator positions, m or rad.
+    pub fn commanded(&self) -> &[f64] {
+        &self.tracker.position[..self.tracker.count]
+    }
+
+    /// Reads every writer status; resynchronises on a new epoch. Returns whether all links
+    /// are ready.
+    fn read_links(&mut self) -> bool {
+        let mut all_ready = true;
+        let mut resync: Option<[f64; MAX_ACTUATORS]> = None;
+        for out in &mut self.outputs {
+            let status = out.status.read();
+            if status.epoch != out.epoch {
+                out.epoch = status.epoch;
+                resync = Some(status.last_sent);
+            }
+            out.last_status = status;
+            all_ready &= status.ready;
+        }
+        if let Some(position) = resync {
+            self.tracker.position = position;
+            self.tracker.velocity = [0.0; MAX_ACTUATORS];
+            let state = if self.tracker.reached(&self.park, 1e-6) {
+                SafetyState::Parked
+            } else {
+                SafetyState::Parking
+            };
+            self.machine.enter(state);
+        }
+        all_ready
+    }
+
+    /// Freshness and reset detection from the frame.
+    fn observe(&mut self, frame: &Frame) -> bool {
+        let car = &frame.car;
+        let time_ok = car.time_s.is_finite();
+        let position_ok = car.position_m.iter().all(|v| v.is_finite());
+        if !(time_ok && position_ok) {
+            self.stale_ticks = self.stale_ticks.saturating_add(1);
+            return false;
+        }
+        if self.seen_frame {
+            let d = [
+                car.position_m[0] - self.last_position_m[0],
+                car.position_m[1] - self.last_position_m[1],
+                car.position_m[2] - self.last_position_m[2],
+            ];
+            let jump = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            if jump > self.reset_jump_m || car.time_s < self.last_time_s {
+                self.washout.reset();
+                self.quiet_ticks = self.reset_quiet_ticks;
+            }
+            if car.time_s > self.last_time_s {
+                self.stale_ticks = 0;
+            } else {
+                self.stale_ticks = self.stale_ticks.saturating_add(1);
+            }
+        }
+        self.seen_frame = true;
+        self.last_time_s = car.time_s;
+        self.last_position_m = car.position_m;
+        self.stale_ticks < self.stale_after
+    }
+
+    fn cue_target(&mut self, frame: &Frame, fresh: bool) -> [f64; MAX_ACTUATORS] {
+        let input = if fresh && self.quiet_ticks == 0 {
+            CueInput::from_telemetry(&frame.car, self.traction_min_speed_mps)
+        } else {
+            CueInput::REST
+        };
+        let pose = self.washout.step(&input);
+        match self
+            .platform
+            .clamp_pose(&pose, self.limits.usable_half_travel)
+        {
+            Ok((_, actuators, _)) => {
+                self.target_hold = actuators.values;
+                actuators.values
+            }
+            // Never NaN: keep the last valid target.
+            Err(_) => self.target_hold,
+        }
+    }
+
+    fn publish(&mut self, park_now: bool) {
+        let state = self.machine.state();
+        for out in &mut self.outputs {
+            if !park_now {
+                if out.countdown > 1 {
+                    out.countdown -= 1;
+                    continue;
+                }
+                out.countdown = out.every_ticks;
+            }
+            // A full ring means the writer is stuck: dropping is the RT-safe choice (the
+            // writer's watchdog parks if it stays stuck).
+            let _ = out.commands.push(OutputCommand {
+                epoch: out.epoch,
+                position: self.tracker.position,
+                velocity: self.tracker.velocity,
+                state,
+                park_now,
+            });
+        }
+    }
+}
+
+impl RtStage for MotionStage {
+    fn on_tick(&mut self, frame: &Frame) {
+        let link_ready = self.read_links();
+        let fresh = self.observe(frame);
+        self.quiet_ticks = self.quiet_ticks.saturating_sub(1);
+        // The washout always runs (with the rest input when cues are off) so it is at
+        // neutral whenever the platform returns to Active.
+        let cue = self.cue_target(frame, fresh);
+        if self.stopped {
+            return;
+        }
+        let target = match self.machine.target() {
+            Target::Freeze => None,
+            Target::Park => Some(self.park),
+            Target::Neutral => Some([0.0; MAX_ACTUATORS]),
+            Target::Cue => Some(cue),
+        };
+        if let Some(target) = target {
+            self.tracker.step(&target);
+        }
+        let at_target = target.is_some_and(|t| self.tracker.reached(&t, 1e-6));
+        let before = self.machine.state();
+        let state = self.machine.tick(TickFacts {
+            link_ready,
+            physics_fresh: fresh,
+            at_target,
+        });
+        if state == SafetyState::Active && before == SafetyState::Raising {
+            // Cues start from neutral, not from whatever the washout saw while raising.
+            self.washout.reset();
+        }
+        if state != SafetyState::Connecting {
+            self.publish(false);
+        }
+    }
+
+    fn safe_stop(&mut self, _reason: StopReason) {
+        if self.stopped {
+            return;
+        }
+        // Every reason parks: the writer owns the ramp from the last command, at the
+        // actuator limits, so it completes even when the RT loop stops right after this.
+        self.stopped = true;
+        self.machine.enter(SafetyState::Parking);
+        self.publish(true);
+    }
+
+    fn resume(&mut self) {
+        // The writer announces a new epoch once parked and the stage resynchronises from it
+        // (Parked -> Raising) in `on_tick`; commands of the old epoch are ignored meanwhile.
+        self.stopped = false;
+    }
+}
+
+impl Drop for MotionStage {
+    fn drop(&mut self) {
+        if !self.stopped {
+            self.publish(true);
+        }
+        self.shutdown.store(true, Ordering::SeqCst);
+        for writer in self.writers.drain(..) {
+            let _ = writer.join();
+        }
+    }
+}

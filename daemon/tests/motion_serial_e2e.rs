@@ -1,0 +1,258 @@
+//! End to end over a pty pair with the real serialport crate: `rigd run` drives an SMC3
+//! preset (2-DOF crank seat) from its running simulation. The test reads the frames from the
+//! pty master and checks their format, rate and limits (no step larger than v_max x dt), that
+//! SIGTERM parks the rig at its rate limits before the process exits, and that a write error
+//! (master closed) parks the rig and motion recovers when the port comes back.
+
+mod motion_pty;
+mod support;
+
+use std::time::{Duration, Instant};
+
+use motion_pty::Pty;
+use support::*;
+
+/// Crank travel either side of horizontal, degrees (the value that maps to -1 / +1).
+const RANGE_DEG: f64 = 60.0;
+const MAX_SPEED_DEG_PER_S: f64 = 120.0;
+const RATE_HZ: f64 = 100.0;
+const PARK_POSITION: f64 = -0.8;
+
+fn config(port: &std::path::Path) -> String {
+    format!(
+        r#"{TEST_CONFIG}
+[[motion.platforms]]
+name = "seat"
+
+[motion.platforms.geometry]
+layout = "vertical"
+actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
+crank_radius_m = 0.10
+
+[motion.platforms.actuators]
+range_deg = {RANGE_DEG}
+max_speed_deg_per_s = {MAX_SPEED_DEG_PER_S}
+max_accel_deg_per_s2 = 1200.0
+park_position = {PARK_POSITION}
+
+[[motion.platforms.outputs]]
+preset = "smc3"
+serial_port = "{}"
+rate_hz = {RATE_HZ}
+post_open_delay_ms = 100
+"#,
+        port.display()
+    )
+}
+
+/// SMC3 frames `[A hi lo][B hi lo][C hi lo]` found in `bytes` (resynchronising on garbage).
+fn smc3_frames(bytes: &[u8]) -> Vec<[u16; 3]> {
+    let mut frames = Vec::new();
+    let mut i = 0;
+    while i + 15 <= bytes.len() {
+        let f = &bytes[i..i + 15];
+        let framed =
+            (0..3).all(|k| f[k * 5] == b'[' && f[k * 5 + 1] == b"ABC"[k] && f[k * 5 + 4] == b']');
+        if framed {
+            frames.push(std::array::from_fn(|k| {
+                u16::from_be_bytes([f[k * 5 + 2], f[k * 5 + 3]])
+            }));
+            i += 15;
+        } else {
+            i += 1;
+        }
+    }
+    frames
+}
+
+/// SimTools 10-bit counts of a normalised position.
+fn counts(p: f64) -> u16 {
+    let v = if p > 0.0 {
+        p * 512.0 + 511.0
+    } else {
+        511.0 + p * 511.0
+    };
+    v.round_ties_even() as u16
+}
+
+/// Largest count change allowed between two frames: v_max x dt in counts, plus rounding.
+fn max_step_counts() -> u16 {
+    let per_frame = MAX_SPEED_DEG_PER_S / RATE_HZ / RANGE_DEG * 512.0;
+    per_frame.ceil() as u16 + 1
+}
+
+fn assert_frames_within_limits(frames: &[[u16; 3]], what: &str) {
+    let usable_lo = counts(-0.95) - 1;
+    let usable_hi = counts(0.95) + 1;
+    for (n, w) in frames.windows(2).enumerate() {
+        for axis in 0..2 {
+            let step = w[1][axis].abs_diff(w[0][axis]);
+            assert!(
+                step <= max_step_counts(),
+                "{what}: frame {n} axis {axis} stepped {step} counts ({:?} -> {:?}), limit {}",
+                w[0],
+                w[1],
+                max_step_counts()
+            );
+        }
+    }
+    for f in frames {
+        assert!(
+            f[0] >= usable_lo && f[0] <= usable_hi && f[1] >= usable_lo && f[1] <= usable_hi,
+            "{what}: {f:?} outside the usable travel"
+        );
+        assert_eq!(f[2], 511, "{what}: the unused third motor stays at centre");
+    }
+}
+
+struct Rig {
+    _dir: TempDir,
+    link: std::path::PathBuf,
+    child: std::process::Child,
+    _notify: NotifySocket,
+}
+
+fn start(name: &str, pty: &Pty) -> Rig {
+    let dir = TempDir::new(name);
+    // The config names a stable link, as /dev/serial/by-id does; the test can re-point it.
+    let link = dir.0.join("ttyMOTION");
+    std::os::unix::fs::symlink(&pty.slave_path, &link).unwrap();
+    let path = dir.file("rigd.toml", &config(&link));
+    let notify = NotifySocket::bind(&dir.0);
+    let child = spawn_rigd(&path, &notify, &[], &[]);
+    notify.wait_for("READY=1", Duration::from_secs(30));
+    Rig {
+        _dir: dir,
+        link,
+        child,
+        _notify: notify,
+    }
+}
+
+/// Reads frames until `done` says so, or panics after `timeout`.
+fn read_until(pty: &Pty, timeout: Duration, done: impl Fn(&[[u16; 3]]) -> bool) -> Vec<[u16; 3]> {
+    let start = Instant::now();
+    let mut bytes = Vec::new();
+    loop {
+        bytes.extend(pty.read_for(Duration::from_millis(100)));
+        let frames = smc3_frames(&bytes);
+        if done(&frames) {
+            return frames;
+        }
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {} frames; last {:?}",
+            frames.len(),
+            frames.last()
+        );
+    }
+}
+
+fn park() -> u16 {
+    counts(PARK_POSITION)
+}
+
+/// True once the rig left park, came to the middle of its travel and has been moving (Active).
+fn raised(frames: &[[u16; 3]]) -> bool {
+    let near_neutral = frames
+        .iter()
+        .position(|f| f[0].abs_diff(511) <= 3 && f[1].abs_diff(511) <= 3);
+    near_neutral.is_some_and(|i| frames.len() > i + 150)
+}
+
+#[test]
+fn smc3_runs_from_the_simulation_and_parks_on_sigterm() {
+    let pty = Pty::open();
+    let mut rig = start("motion-sigterm", &pty);
+
+    let frames = read_until(&pty, Duration::from_secs(30), raised);
+    assert_eq!(
+        frames[0][..2],
+        [park(), park()],
+        "starts from the park position"
+    );
+    assert_frames_within_limits(&frames, "raise and run");
+
+    // Rate: count frames over two seconds of running.
+    let window = Duration::from_secs(2);
+    let t0 = Instant::now();
+    let bytes = pty.read_for(window);
+    let elapsed = t0.elapsed().as_secs_f64();
+    let running = smc3_frames(&bytes);
+    let rate = running.len() as f64 / elapsed;
+    assert!(
+        (RATE_HZ * 0.7..=RATE_HZ * 1.15).contains(&rate),
+        "{rate:.1} frames/s, configured {RATE_HZ}"
+    );
+    assert_frames_within_limits(&running, "running");
+    assert_eq!(bytes.len() % 15, 0, "whole 15-byte frames only");
+
+    let (status, tail) = terminate(&mut rig, &pty);
+    let mut all = bytes.clone();
+    all.extend(&tail);
+    let parking = smc3_frames(&all);
+    assert_frames_within_limits(&parking, "parking");
+    let last = parking.last().unwrap();
+    assert_eq!(last[..2], [park(), park()], "parked before exit");
+    assert!(status.success(), "{}", stderr_of(&mut rig.child));
+}
+
+/// SIGTERM, reading the port until the process is gone: the bytes written meanwhile.
+fn terminate(rig: &mut Rig, pty: &Pty) -> (std::process::ExitStatus, Vec<u8>) {
+    signal(&rig.child, libc::SIGTERM);
+    let mut tail = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        tail.extend(pty.read_for(Duration::from_millis(50)));
+        if let Some(status) = rig.child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = rig.child.kill();
+            let _ = rig.child.wait();
+            panic!(
+                "rigd did not exit after SIGTERM:\n{}",
+                stderr_of(&mut rig.child)
+            );
+        }
+    };
+    tail.extend(pty.read_for(Duration::from_millis(100)));
+    (status, tail)
+}
+
+#[test]
+fn write_error_parks_and_motion_recovers_when_the_port_returns() {
+    let pty = Pty::open();
+    let mut rig = start("motion-write-error", &pty);
+    let before = read_until(&pty, Duration::from_secs(30), raised);
+    let last_before = *before.last().unwrap();
+
+    // Pull the cable: the daemon's writes fail.
+    drop(pty);
+    std::thread::sleep(Duration::from_millis(500));
+
+    // Plug it back in (a new device behind the same stable link).
+    let pty = Pty::open();
+    let fresh = rig.link.with_extension("new");
+    std::os::unix::fs::symlink(&pty.slave_path, &fresh).unwrap();
+    std::fs::rename(&fresh, &rig.link).unwrap();
+
+    let after = read_until(&pty, Duration::from_secs(30), |frames| {
+        let parked_at = frames.iter().position(|f| f[0] == park() && f[1] == park());
+        parked_at.is_some_and(|p| raised(&frames[p..]))
+    });
+    // It resumed from where it was (no jump), parked at the limits, then raised again.
+    let first = after[0];
+    for axis in 0..2 {
+        assert!(
+            first[axis].abs_diff(last_before[axis]) <= 20 * max_step_counts(),
+            "first frame after reconnect {first:?} vs last before {last_before:?}"
+        );
+    }
+    assert_frames_within_limits(&after, "recovery");
+
+    let (status, tail) = terminate(&mut rig, &pty);
+    let parked = smc3_frames(&tail);
+    assert_eq!(parked.last().map(|f| [f[0], f[1]]), Some([park(), park()]));
+    assert!(status.success(), "{}", stderr_of(&mut rig.child));
+}
