@@ -162,8 +162,8 @@ pub(crate) fn sample(
                 "the centreline does not close: it ends {:.1} m east and {:.1} m north of the \
                  start line (more than {:.0} % of the {:.0} m lap); adjust straight length_m or \
                  arc angle_deg so the lap comes back to its start",
-                gap[0],
-                gap[1],
+                gap[0] + 0.0,
+                gap[1] + 0.0,
                 CLOSURE_TOLERANCE * 100.0,
                 length_m
             ),

@@ -343,6 +343,13 @@ fn locate(text: &str, field: &str) -> (usize, usize) {
             break;
         }
     }
+    if scope.is_none() {
+        // A whole array (`piece`): its first item's header.
+        let header = format!("[[{key}]]");
+        if let Some(i) = lines.iter().position(|l| l.trim() == header) {
+            return (i + 1, 1);
+        }
+    }
     if scope.is_some() && start > 0 {
         // Point at the item's header when the key is absent.
         // `start` is the 0-based line after the header, i.e. the header's 1-based line.
