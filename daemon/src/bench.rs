@@ -53,7 +53,8 @@ pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
         LoopTiming::from_config(&config.realtime),
         shared.clone(),
     );
-    let (rt, rt_refused) = RtThread::spawn(rt_loop, core, config.realtime.priority)?;
+    let (rt, rt_refused) =
+        RtThread::spawn(rt_loop, shared.clone(), core, config.realtime.priority)?;
     refused.extend(rt_refused);
     if let Some(warning) = rt_setup::warning(&refused) {
         tracing::warn!("{warning}");

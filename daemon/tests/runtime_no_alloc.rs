@@ -94,7 +94,7 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
     let start = now_ns();
     ARMED.with(|armed| armed.set(true));
     for tick in 0..TICKS {
-        // Input changes hands as the input threads would publish it.
+        // Input changes hands as the input threads would publish it (driving, e-stop, reset).
         let input = match tick {
             2_000..=2_999 => driving,
             3_000..=3_499 => PlayerInput {

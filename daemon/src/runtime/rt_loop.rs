@@ -11,7 +11,8 @@
 //! missed deadlines, or a non-finite physics value, put every stage in its safe state
 //! (`safe_stop(Fault)`); after a second on time they `resume()`. The e-stop input does the same
 //! with `EmergencyStop`, resuming when it is released. Stages keep receiving frames while
-//! stopped and must hold their safe state until `resume()`.
+//! stopped and must hold their safe state until `resume()`. A reset request puts the player car
+//! back on its start slot on the request's rising edge.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
@@ -156,6 +157,7 @@ pub struct RtLoop {
     on_time_streak: u64,
     faulted: bool,
     estop: bool,
+    reset_held: bool,
 }
 
 impl RtLoop {
@@ -171,6 +173,7 @@ impl RtLoop {
             on_time_streak: 0,
             faulted: false,
             estop: false,
+            reset_held: false,
         }
     }
 
@@ -197,6 +200,10 @@ impl RtLoop {
 
         let input = self.parts.input.read();
         self.track_estop(input.estop);
+        if input.reset_requested && !self.reset_held {
+            self.parts.sim.reset_player();
+        }
+        self.reset_held = input.reset_requested;
         for _ in 0..steps {
             self.parts.sim.step(&input);
         }

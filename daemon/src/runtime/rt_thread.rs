@@ -2,21 +2,24 @@
 //! the system refused (the spawner logs it), then run the loop.
 
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
 
-use super::rt_loop::{LoopExit, RtLoop};
+use super::rt_loop::{Command, LoopExit, LoopShared, RtLoop};
 use super::rt_setup::{self, NotGranted};
 
 /// Stack of the RT thread: the loop needs little; it is pre-faulted (and locked when
 /// mlockall is granted).
 const RT_STACK_BYTES: usize = 1024 * 1024;
 
-/// The running RT thread.
+/// The running RT thread. Dropping it without [`RtThread::join`] (an early error return or a
+/// panic on the main thread) still asks the loop to exit and waits for its safe stop.
 #[derive(Debug)]
 pub struct RtThread {
-    handle: JoinHandle<LoopExit>,
+    handle: Option<JoinHandle<LoopExit>>,
+    shared: Arc<LoopShared>,
 }
 
 impl RtThread {
@@ -24,6 +27,7 @@ impl RtThread {
     /// thread has set itself up, with the list of refused requests.
     pub fn spawn(
         rt_loop: RtLoop,
+        shared: Arc<LoopShared>,
         core: usize,
         priority: u8,
     ) -> Result<(RtThread, Vec<NotGranted>)> {
@@ -48,18 +52,37 @@ impl RtThread {
         let not_granted = refused
             .recv()
             .context("the physics thread ended during its set-up")?;
-        Ok((RtThread { handle }, not_granted))
+        Ok((
+            RtThread {
+                handle: Some(handle),
+                shared,
+            },
+            not_granted,
+        ))
     }
 
     /// True once the thread has returned (the loop only returns on its own after a panic).
     pub fn is_finished(&self) -> bool {
-        self.handle.is_finished()
+        self.handle.as_ref().is_none_or(|h| h.is_finished())
     }
 
     /// Waits for the loop to return (after a command or a panic).
-    pub fn join(self) -> Result<LoopExit> {
-        self.handle
+    pub fn join(mut self) -> Result<LoopExit> {
+        let handle = self
+            .handle
+            .take()
+            .context("the physics thread was already joined")?;
+        handle
             .join()
             .map_err(|_| anyhow::anyhow!("the physics thread panicked outside its loop"))
+    }
+}
+
+impl Drop for RtThread {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            self.shared.request(Command::Exit);
+            let _ = handle.join();
+        }
     }
 }

@@ -142,7 +142,7 @@ fn start_session(
         .realtime
         .core
         .map_or_else(rt_setup::last_core, |c| c as usize);
-    let (rt, refused) = RtThread::spawn(rt_loop, core, config.realtime.priority)?;
+    let (rt, refused) = RtThread::spawn(rt_loop, shared.clone(), core, config.realtime.priority)?;
     Ok((
         Session {
             config,

@@ -78,6 +78,11 @@ impl Simulation {
         self.world.step(self.dt_s);
     }
 
+    /// Puts the player car back on its start slot, at rest (no allocation).
+    pub fn reset_player(&mut self) {
+        self.world.reset_car(self.player);
+    }
+
     /// The player car's telemetry after the last step.
     pub fn player_telemetry(&self) -> CarTelemetry {
         self.world.telemetry(self.player)

@@ -15,9 +15,7 @@ use crate::rt_stage::RtStage;
 /// `safe_stop` on exit, reload, fault and e-stop. Building happens at start and on every
 /// SIGHUP reload (after the old stages were safe-stopped and dropped).
 pub fn build_output_stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
-    #[allow(unused_mut)] // the registrations below push into it
     let mut stages: Vec<Box<dyn RtStage>> = Vec::new();
-    let _ = config;
 
     // ---- Output registrations: one line per feature, e.g.
     //      stages.extend(crate::telemetry_out::stages(config)?);
