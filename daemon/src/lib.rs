@@ -13,6 +13,7 @@ pub mod maneuver;
 pub mod motion;
 pub mod rt_stage;
 pub mod runtime;
+pub mod serial_input;
 pub mod signals;
 pub mod systemd;
 pub mod telemetry_out;
