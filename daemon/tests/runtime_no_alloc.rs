@@ -59,18 +59,58 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 
 const TICKS: u64 = 10_000;
 
+/// A pseudo-terminal pair: the motion platform's serial port (the test keeps the master open so
+/// the writer thread's port stays connected).
+struct Pty {
+    _master: std::fs::File,
+    device: String,
+}
+
+impl Pty {
+    fn open() -> Pty {
+        use std::os::fd::FromRawFd;
+        // SAFETY: plain libc pty calls on a descriptor this function owns; ptsname's static
+        // buffer is copied out immediately.
+        unsafe {
+            let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+            assert!(fd >= 0, "posix_openpt");
+            assert_eq!(libc::grantpt(fd), 0);
+            assert_eq!(libc::unlockpt(fd), 0);
+            let name = std::ffi::CStr::from_ptr(libc::ptsname(fd))
+                .to_string_lossy()
+                .into_owned();
+            Pty {
+                _master: std::fs::File::from_raw_fd(fd),
+                device: name,
+            }
+        }
+    }
+}
+
 #[test]
 fn ten_thousand_ticks_with_every_output_allocate_nothing() {
-    let path = concat!(
+    let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/all-outputs.toml"
     );
-    let config = rigd::runtime::service::load_config(Some(std::path::Path::new(path)))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let pty = Pty::open();
+    let text = format!(
+        "{}serial_port = \"{}\"\n",
+        std::fs::read_to_string(fixture).unwrap(),
+        pty.device
+    );
+    let path = std::env::temp_dir().join(format!("rigd-no-alloc-{}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let config = rigd::runtime::service::load_config(Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(config.telemetry.len(), 6);
+    assert_eq!(config.motion.platforms.len(), 1);
     let sim = Simulation::build(&config.sim, config.realtime.rate_hz).unwrap();
     let (mut input_writer, input) = rigd::handoff::latest_value(PlayerInput::DISCONNECTED);
     let (slots, mut readers) = FrameSlots::new(2);
     let stages = build_output_stages(&config).unwrap();
+    assert!(stages.len() >= 2, "telemetry and motion stages are built");
+    assert!(stages.len() >= 2, "telemetry and motion stages are built");
     let parts = LoopParts {
         sim,
         stages,
