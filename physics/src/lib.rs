@@ -18,6 +18,7 @@ pub mod data;
 pub mod drivetrain;
 pub mod lap;
 pub mod math;
+pub mod robot;
 pub mod spec;
 pub mod steering;
 pub mod suspension;

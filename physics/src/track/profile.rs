@@ -2,7 +2,7 @@
 //! smooth functions of distance, sampled on the same grid as the centreline.
 //!
 //! Knots sit at piece ends. The start line (s = 0 and s = length) carries the track-level
-//! values (height 0, bank 0, `half_width_m`, `runoff_m`), so the lap is periodic: a piece that
+//! values (height 0, `start_bank_deg`, `half_width_m`, `runoff_m`), so the lap is periodic: a piece that
 //! names no value keeps the previous one, and the last piece always blends back to the start
 //! line's values. Height is a monotone cubic Hermite spline (C1: the grade never jumps, so the
 //! ground normal is continuous); the other values blend with a smoothstep inside each piece
@@ -45,7 +45,7 @@ fn knots(spec: &TrackSpec, segments: &[CurvatureSegment]) -> Result<Vec<Knot>, S
     let start = Knot {
         s: 0.0,
         height: 0.0,
-        bank_rad: 0.0,
+        bank_rad: spec.start_bank_deg.to_radians(),
         half_width: [spec.half_width_m; 2],
         runoff: [spec.runoff_m; 2],
     };
@@ -94,7 +94,12 @@ fn check_last_piece(i: usize, piece: &PieceSpec, start: &Knot) -> Result<(), Spe
         start.height,
         "the height",
     )?;
-    mismatch("bank_deg", piece.bank_deg, 0.0, "the banking")?;
+    mismatch(
+        "bank_deg",
+        piece.bank_deg,
+        start.bank_rad.to_degrees(),
+        "the banking (start_bank_deg)",
+    )?;
     mismatch(
         "half_width_left_m",
         piece.half_width_left_m,

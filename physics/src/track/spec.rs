@@ -27,6 +27,10 @@ pub struct TrackSpec {
     /// World heading of the centreline at the start line, degrees (0 = +x, 90 = +y).
     #[serde(default)]
     pub start_heading_deg: f64,
+    /// Banking at the start line, degrees (positive lowers the left edge); pieces that name
+    /// no `bank_deg` keep it, so a constantly banked circle needs only this.
+    #[serde(default)]
+    pub start_bank_deg: f64,
     /// Half width of the racing surface on each side at the start line, m.
     pub half_width_m: f64,
     /// Distance from the racing surface's edge (outer kerb edge where a kerb is) to the
@@ -398,6 +402,7 @@ impl TrackSpec {
     pub(crate) fn validate(&self) -> Result<(), SpecProblem> {
         positive("half_width_m", self.half_width_m, 0.5, 100.0)?;
         range("runoff_m", self.runoff_m, 0.0, 500.0)?;
+        range("start_bank_deg", self.start_bank_deg, -45.0, 45.0)?;
         range("crown_m", self.crown_m, 0.0, 0.5)?;
         positive("kerb_width_m", self.kerb_width_m, 0.1, 10.0)?;
         range("kerb_height_m", self.kerb_height_m, 0.0, 0.2)?;

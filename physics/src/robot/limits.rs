@@ -1,0 +1,97 @@
+//! What a robot driver knows about its car: grip, geometry, steering range, aero and gearing,
+//! taken from the car document once at construction (never during `drive`).
+
+use crate::spec::CarSpec;
+
+/// Air density used for the aero estimate, kg/m^3.
+const AIR_DENSITY_KG_PER_M3: f64 = 1.225;
+/// Peak friction of the built-in tyre coefficient set before `grip_scale_*`: the lateral peak
+/// of Pacejka's 205/60R15 set near its nominal load (|PDY1| = 0.99, a little more at the
+/// lighter loads of a car's corners).
+const BASE_TYRE_MU: f64 = 1.0;
+/// Most forward gears a robot tracks.
+pub const MAX_GEARS: usize = 10;
+
+/// The car as the robot sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DriverLimits {
+    /// Usable lateral friction coefficient.
+    pub mu_lat: f64,
+    /// Usable longitudinal friction coefficient (braking).
+    pub mu_long: f64,
+    /// Fraction of the car's weight on the driven wheels (traction when accelerating).
+    pub driven_weight_fraction: f64,
+    /// Mass, kg.
+    pub mass_kg: f64,
+    /// Downforce per speed squared, N/(m/s)^2.
+    pub downforce_n_per_mps2: f64,
+    /// Wheelbase, m.
+    pub wheelbase_m: f64,
+    /// Mean road-wheel angle at full steering input, rad.
+    pub max_steer_rad: f64,
+    /// Half the body width, m.
+    pub half_width_m: f64,
+    /// Rolling radius of the tyres, m.
+    pub wheel_radius_m: f64,
+    /// Forward gear ratios times the final drive (engine turns per wheel turn); 0 past the
+    /// last gear. All zero for a car without a gearbox model.
+    pub overall_ratios: [f64; MAX_GEARS],
+    /// Number of forward gears.
+    pub forward_gears: usize,
+    /// Rev limit, rpm.
+    pub rev_limit_rpm: f64,
+    /// Idle speed, rpm.
+    pub idle_rpm: f64,
+    /// True when a gear change needs the clutch pedal pressed.
+    pub shift_needs_clutch: bool,
+    /// True when the clutch engages by itself (centrifugal): no launch control needed.
+    pub auto_clutch: bool,
+    /// Speed the robot never plans above, m/s.
+    pub top_speed_mps: f64,
+}
+
+impl DriverLimits {
+    /// Reads the limits of a validated car document.
+    pub fn from_car(car: &CarSpec) -> DriverLimits {
+        let gearbox = &car.drivetrain.gearbox;
+        let mut overall_ratios = [0.0; MAX_GEARS];
+        for (slot, ratio) in overall_ratios.iter_mut().zip(&gearbox.forward_ratios) {
+            *slot = ratio * gearbox.final_drive_ratio;
+        }
+        let front_share = 1.0 - car.chassis.cog_to_front_axle_m / car.chassis.wheelbase_m;
+        let driven_weight_fraction = match car.drivetrain.layout {
+            crate::drivetrain::spec::Layout::Fwd => front_share,
+            crate::drivetrain::spec::Layout::Rwd => 1.0 - front_share,
+            crate::drivetrain::spec::Layout::Awd => 1.0,
+        };
+        DriverLimits {
+            mu_lat: BASE_TYRE_MU * car.tyre.grip_scale_lat,
+            mu_long: BASE_TYRE_MU * car.tyre.grip_scale_long,
+            driven_weight_fraction,
+            mass_kg: car.chassis.mass_kg,
+            downforce_n_per_mps2: 0.5
+                * AIR_DENSITY_KG_PER_M3
+                * (car.aero.downforce_area_front_m2 + car.aero.downforce_area_rear_m2),
+            wheelbase_m: car.chassis.wheelbase_m,
+            max_steer_rad: (car.steering.rim_lock_deg / car.steering.ratio).to_radians(),
+            half_width_m: 0.5 * car.chassis.body_width_m,
+            wheel_radius_m: car.tyre.unloaded_radius_m,
+            overall_ratios,
+            forward_gears: gearbox.forward_ratios.len().min(MAX_GEARS),
+            rev_limit_rpm: car.drivetrain.engine.rev_limit_rpm,
+            idle_rpm: car.drivetrain.engine.idle_rpm,
+            shift_needs_clutch: gearbox.requires_clutch,
+            auto_clutch: car.drivetrain.clutch.auto_engage_rpm.is_some(),
+            top_speed_mps: 90.0,
+        }
+    }
+
+    /// Engine speed in forward gear `gear` (1-based) at road speed `speed_mps`, rpm.
+    pub fn rpm_in_gear(&self, gear: usize, speed_mps: f64) -> f64 {
+        if gear == 0 || gear > self.forward_gears {
+            return 0.0;
+        }
+        let wheel_radps = speed_mps / self.wheel_radius_m;
+        wheel_radps * self.overall_ratios[gear - 1] * 60.0 / std::f64::consts::TAU
+    }
+}
