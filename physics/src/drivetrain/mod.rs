@@ -52,15 +52,20 @@ pub struct WheelSpinInput {
     pub brake_torque_nm: f64,
 }
 
+/// A braked wheel turning slower than this is held at rest (solver round-off), rad/s.
+const HELD_SPEED_RADPS: f64 = 1e-9;
+
 /// Wheel radius assumed for the reverse-gear speed check until the car sets its own, m.
 pub const DEFAULT_WHEEL_RADIUS_M: f64 = 0.3;
 
-// Joint slots: each keeps its lock state across steps.
-const SLOT_CLUTCH: usize = 0;
-const SLOT_ENGINE_DRAG: usize = 1;
-const SLOT_GEAR_LOSS: usize = 2;
-const SLOT_DIFF: usize = 3; // + telemetry diff index (front, rear, centre)
-const SLOT_BRAKE: usize = 6; // + wheel index
+// Joint slots: each keeps its lock state across steps. Brakes come first: when locks are
+// redundant (a car held on its brakes with the diff and clutch locked too) the solver gives the
+// load to the earliest joints, so the brakes hold the car and the driveline carries nothing.
+const SLOT_BRAKE: usize = 0; // + wheel index
+const SLOT_CLUTCH: usize = 4;
+const SLOT_ENGINE_DRAG: usize = 5;
+const SLOT_GEAR_LOSS: usize = 6;
+const SLOT_DIFF: usize = 7; // + telemetry diff index (front, rear, centre)
 const SLOTS: usize = 10;
 
 /// Engine, clutch, gearbox and differentials of one car.
@@ -122,7 +127,8 @@ impl Drivetrain {
         drivetrain
     }
 
-    /// Sets the driven wheels' rolling radius, m, used to judge walking pace for reverse.
+    /// Sets the driven wheels' rolling radius, m, used to judge walking pace for reverse
+    /// (default [`DEFAULT_WHEEL_RADIUS_M`]).
     pub fn set_wheel_radius_m(&mut self, radius_m: f64) {
         if radius_m.is_finite() && radius_m > 0.0 {
             self.wheel_radius_m = radius_m;
@@ -179,8 +185,9 @@ impl Drivetrain {
                 let road =
                     input.road_torque_nm + input.road_torque_slope * (omega - input.omega_radps);
                 self.drive_torque_nm[w] = accel_torque - road - slot_torque[SLOT_BRAKE + w];
-                // A locked brake holds the wheel at exactly zero (no round-off sign flips).
-                out[w] = if self.slot_locked[SLOT_BRAKE + w] {
+                // A held brake keeps the wheel at exactly zero (no round-off sign flips).
+                let held = self.slot_used[SLOT_BRAKE + w] && omega.abs() <= HELD_SPEED_RADPS;
+                out[w] = if self.slot_locked[SLOT_BRAKE + w] || held {
                     0.0
                 } else {
                     omega
@@ -272,6 +279,16 @@ impl Drivetrain {
             row[i] = 1.0;
             row
         };
+        for (w, input) in wheels.iter().enumerate() {
+            if self.map.driven[w] {
+                add(
+                    &mut p,
+                    SLOT_BRAKE + w,
+                    self.map.wheel_rows[w],
+                    input.brake_torque_nm,
+                );
+            }
+        }
         if ratio != 0.0 {
             add(
                 &mut p,
@@ -303,16 +320,6 @@ impl Drivetrain {
             let (reaction_b, omega_b) = side(place.wheels_b);
             let capacity = coupling.friction_capacity_nm(reaction_a, reaction_b, omega_a + omega_b);
             add(&mut p, SLOT_DIFF + index, unit(d), capacity);
-        }
-        for (w, input) in wheels.iter().enumerate() {
-            if self.map.driven[w] {
-                add(
-                    &mut p,
-                    SLOT_BRAKE + w,
-                    self.map.wheel_rows[w],
-                    input.brake_torque_nm,
-                );
-            }
         }
         p
     }

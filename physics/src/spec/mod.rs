@@ -219,7 +219,6 @@ impl CarSpec {
         self.brakes.validate(text, origin)?;
         self.aero.validate(text, origin)?;
         self.drivetrain.validate(text, origin)?;
-        self.drivetrain.validate(text, origin)?;
         let p = &self.performance;
         check_range(
             text,
