@@ -24,7 +24,7 @@ impl RobotDriver {
 /// The controls `robot` chooses for `car` this step (RT path: no allocation).
 pub fn robot_controls(robot: &mut RobotDriver, world: &World, car: CarId) -> Controls {
     let _ = robot;
-    let in_gear = world.telemetry(car).drivetrain.gear > 0;
+    let in_gear = world.car(car).telemetry().drivetrain.gear > 0;
     if in_gear {
         Controls {
             throttle: PLACEHOLDER_THROTTLE,
