@@ -188,18 +188,25 @@ pub enum ButtonFunction {
     /// Sequential downshift (one per press).
     GearDown,
     /// H-pattern gate 1 (held: in gear; released: neutral).
+    #[serde(rename = "gear_1")]
     Gear1,
     /// H-pattern gate 2.
+    #[serde(rename = "gear_2")]
     Gear2,
     /// H-pattern gate 3.
+    #[serde(rename = "gear_3")]
     Gear3,
     /// H-pattern gate 4.
+    #[serde(rename = "gear_4")]
     Gear4,
     /// H-pattern gate 5.
+    #[serde(rename = "gear_5")]
     Gear5,
     /// H-pattern gate 6.
+    #[serde(rename = "gear_6")]
     Gear6,
     /// H-pattern gate 7.
+    #[serde(rename = "gear_7")]
     Gear7,
     /// H-pattern reverse gate.
     Reverse,
@@ -380,10 +387,10 @@ pub struct DevicesError {
     pub fix: String,
 }
 
-/// Builds an error from "what is wrong: how to fix it" text (split at the first `": "`).
+/// Builds an error from "what is wrong: how to fix it" text (split at the last `": "`).
 fn err(field: impl Into<String>, text: impl Into<String>) -> DevicesError {
     let text = text.into();
-    let (message, fix) = match text.split_once(": ") {
+    let (message, fix) = match text.rsplit_once(": ") {
         Some((what, fix)) => (what.to_string(), fix.to_string()),
         None => (
             text.clone(),

@@ -436,7 +436,7 @@ fn test_ffb_reports(r: &mut Results, hidg: &mut Hidg) {
         .fold(f64::INFINITY, f64::min);
     r.check(
         "ffb-g29-rate-cap",
-        rate <= 255.0 && rate >= 40.0,
+        (40.0..=255.0).contains(&rate),
         format!("{rate:.0} reports/s over 2 s (cap 250), smallest gap {min_gap_ms:.2} ms"),
     );
     ticks.set_torque(1.0);

@@ -90,7 +90,9 @@ impl DeviceInfo {
             && m.serial.as_ref().is_none_or(|x| *x == s.serial)
             && m.by_id.as_ref().is_none_or(|x| s.by_id.contains(x))
             && m.by_path.as_ref().is_none_or(|x| s.by_path.contains(x))
-            && m.name_contains.as_ref().is_none_or(|x| s.name.contains(x.as_str()))
+            && m.name_contains
+                .as_ref()
+                .is_none_or(|x| s.name.contains(x.as_str()))
             && (m.vid_pid.is_some()
                 || m.by_id.is_some()
                 || m.by_path.is_some()

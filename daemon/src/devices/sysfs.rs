@@ -154,7 +154,11 @@ mod tests {
         fs::create_dir_all(sys.join("bus/hid/drivers/logitech")).unwrap();
         symlink(sys.join("bus/hid/drivers/logitech"), hid.join("driver")).unwrap();
         symlink(&hid, input.join("device")).unwrap();
-        fs::write(input.join("name"), "Logitech G29 Driving Force Racing Wheel\n").unwrap();
+        fs::write(
+            input.join("name"),
+            "Logitech G29 Driving Force Racing Wheel\n",
+        )
+        .unwrap();
         fs::write(input.join("id/vendor"), "046d\n").unwrap();
         fs::write(input.join("id/product"), "c24f\n").unwrap();
         fs::write(input.join("id/bustype"), "0003\n").unwrap();
@@ -165,7 +169,11 @@ mod tests {
         fs::create_dir_all(sys.join("class/leds/0003:046D:C24F.0001::RPM1")).unwrap();
         fs::create_dir_all(sys.join("class/leds/input5::capslock")).unwrap();
         fs::create_dir_all(dev.join("input/by-id")).unwrap();
-        symlink("../event3", dev.join("input/by-id/usb-Logitech_G29-event-joystick")).unwrap();
+        symlink(
+            "../event3",
+            dev.join("input/by-id/usb-Logitech_G29-event-joystick"),
+        )
+        .unwrap();
 
         let found = scan_inputs(&sys, &dev);
         assert_eq!(found.len(), 1);

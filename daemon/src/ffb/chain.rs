@@ -194,8 +194,7 @@ impl FfbChain {
 
         if p.min_force_nm > 0.0 && torque.abs() > MIN_FORCE_THRESHOLD_NM {
             let span = p.torque_cap_nm - p.min_force_nm;
-            torque =
-                torque.signum() * (p.min_force_nm + torque.abs() * span / p.torque_cap_nm);
+            torque = torque.signum() * (p.min_force_nm + torque.abs() * span / p.torque_cap_nm);
         }
 
         self.ramp = (self.ramp + dt / p.ramp_s).min(1.0);
@@ -350,7 +349,10 @@ mod tests {
             DT,
         );
         let out = run(&mut chain, 0.05, 3000);
-        assert!((out.torque_nm - (0.22 + 0.05 * 0.9)).abs() < 1e-6, "{out:?}");
+        assert!(
+            (out.torque_nm - (0.22 + 0.05 * 0.9)).abs() < 1e-6,
+            "{out:?}"
+        );
         let out = run(&mut chain, 0.0, 3000);
         assert_eq!(out.torque_nm, 0.0);
     }

@@ -36,7 +36,7 @@ pub const SHIFT_LEDS: u8 = 5;
 /// LED mask for `rpm` against the rev limit `max_rpm`: none below the first threshold, all
 /// five at or above the last, evenly filled in between.
 pub fn shift_light_mask(lights: &ShiftLightsConfig, rpm: f64, max_rpm: f64) -> u8 {
-    if !lights.enabled || !(rpm.is_finite() && max_rpm.is_finite()) || max_rpm <= 0.0 {
+    if !(lights.enabled && rpm.is_finite() && max_rpm.is_finite()) || max_rpm <= 0.0 {
         return 0;
     }
     let share = rpm / max_rpm;
@@ -181,7 +181,10 @@ mod tests {
             stage.on_tick(&frame(1.1));
         }
         let cmd = r.read();
-        assert!(cmd.play && (i32::from(cmd.level) - 16384).abs() <= 1, "{cmd:?}");
+        assert!(
+            cmd.play && (i32::from(cmd.level) - 16384).abs() <= 1,
+            "{cmd:?}"
+        );
         assert!(link.status().active && (link.status().output - 0.5).abs() < 1e-6);
         stage.safe_stop(StopReason::Reload);
         let cmd = r.read();

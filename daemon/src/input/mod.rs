@@ -10,6 +10,7 @@
 pub mod gamepad;
 pub mod mapping;
 pub mod reader;
+pub mod rumble;
 pub mod state;
 
 pub use reader::InputThread;

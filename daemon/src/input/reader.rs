@@ -97,14 +97,19 @@ fn open_nonblocking(node: &std::path::Path) -> io::Result<RawDevice> {
 /// wrapper; reference 2.7).
 fn set_abs_filters_off(device: &RawDevice, code: u16, info: &libc::input_absinfo) {
     let size = std::mem::size_of::<libc::input_absinfo>() as libc::c_ulong;
-    let request: libc::c_ulong = (1 << 30) | (size << 16) | (0x45 << 8) | (0xc0 + libc::c_ulong::from(code));
+    let request: libc::c_ulong =
+        (1 << 30) | (size << 16) | (0x45 << 8) | (0xc0 + libc::c_ulong::from(code));
     let mut cleared = *info;
     cleared.fuzz = 0;
     cleared.flat = 0;
     // SAFETY: the fd is a live evdev node and `cleared` is a valid input_absinfo that the
     // kernel only reads. Failure (read-only fd) just leaves the kernel filters in place.
     unsafe {
-        libc::ioctl(device.as_raw_fd(), request as _, &cleared as *const libc::input_absinfo);
+        libc::ioctl(
+            device.as_raw_fd(),
+            request as _,
+            &cleared as *const libc::input_absinfo,
+        );
     }
 }
 
@@ -188,7 +193,8 @@ fn run(
             continue;
         }
         // SAFETY: `fds` is a valid array of pollfd for the duration of the call.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, POLL_TIMEOUT_MS) };
+        let ready =
+            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, POLL_TIMEOUT_MS) };
         if ready <= 0 {
             continue;
         }

@@ -249,7 +249,11 @@ impl ControlState {
     fn update_rim(&mut self, time_s: Option<f64>) {
         let angle = self.steering_index().and_then(|i| {
             let raw = self.raw[i]?;
-            Some(self.maps[i].as_ref()?.rim_angle_rad(raw, &self.bindings.steering))
+            Some(
+                self.maps[i]
+                    .as_ref()?
+                    .rim_angle_rad(raw, &self.bindings.steering),
+            )
         });
         let Some(angle) = angle else {
             self.rim = RimMotion {
@@ -452,12 +456,18 @@ mod tests {
     #[test]
     fn buttons_shift_latch_estop_and_select_gates() {
         let mut s = state();
-        assert_eq!(s.player_input().controls.gear_request, GearRequest::Select(0));
+        assert_eq!(
+            s.player_input().controls.gear_request,
+            GearRequest::Select(0)
+        );
         s.on_key(0, 0x120, 1);
         assert_eq!(s.player_input().controls.gear_request, GearRequest::Up);
         s.on_key(0, 0x120, 0);
         s.on_key(0, 0x126, 1);
-        assert_eq!(s.player_input().controls.gear_request, GearRequest::Select(2));
+        assert_eq!(
+            s.player_input().controls.gear_request,
+            GearRequest::Select(2)
+        );
         s.on_key(0, 0x12b, 1);
         s.on_key(0, 0x12b, 2);
         s.on_key(0, 0x12b, 0);
@@ -483,6 +493,9 @@ mod tests {
         let mut cfg: DevicesConfig = toml::from_str(G29).unwrap();
         cfg.axis[1].code = "ABS_NOPE".into();
         let e = Bindings::resolve(&cfg).unwrap_err().to_string();
-        assert!(e.contains("devices.axis[1].code") && e.contains("ABS_NOPE"), "{e}");
+        assert!(
+            e.contains("devices.axis[1].code") && e.contains("ABS_NOPE"),
+            "{e}"
+        );
     }
 }
