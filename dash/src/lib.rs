@@ -6,7 +6,7 @@
 //! render loop folds everything pending into a [`state::DashState`] once per frame and draws
 //! it with ratatui ([`app::App`], widgets in [`ui`]).
 //!
-//! rigd embeds the dashboard through [`run_terminal`]:
+//! rigd embeds the dashboard through [`Dashboard`] (bind, then run) or [`run_terminal`]:
 //!
 //! ```no_run
 //! use std::sync::atomic::AtomicBool;
@@ -30,6 +30,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::AtomicBool;
 
 pub use source::FormatChoice;
+pub use terminal::Dashboard;
 
 /// Frames drawn per second unless configured otherwise.
 pub const DEFAULT_FPS: u32 = 30;
@@ -108,5 +109,5 @@ pub enum DashError {
 /// key, so it never reaches a signal handler), telling the caller to shut down too.
 /// The terminal is restored on every return and, through ratatui's hook, on panic.
 pub fn run_terminal(options: &DashOptions, stop: &AtomicBool) -> Result<Ended, DashError> {
-    terminal::run(options, stop)
+    Dashboard::bind(options)?.run(stop)
 }

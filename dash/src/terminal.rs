@@ -27,21 +27,45 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Runs the dashboard in this process's terminal until `q` or `stop`; see [`crate::run_terminal`].
-pub fn run(options: &DashOptions, stop: &AtomicBool) -> Result<Ended, DashError> {
-    if !io::stdout().is_terminal() {
-        return Err(DashError::NotATerminal);
+/// A dashboard whose sockets are bound, ready to take over the terminal.
+///
+/// Binding first and drawing second lets an embedding program (rigd) report a busy port
+/// before it gives the terminal away.
+#[derive(Debug)]
+pub struct Dashboard {
+    receivers: Receivers,
+    fps: u32,
+}
+
+impl Dashboard {
+    /// Binds every listening address and starts the receiver threads.
+    pub fn bind(options: &DashOptions) -> Result<Self, DashError> {
+        Ok(Self {
+            receivers: Receivers::bind(&options.listen, options.format)?,
+            fps: options.fps,
+        })
     }
-    let receivers = Receivers::bind(&options.listen, options.format)?;
-    let terminal = ratatui::try_init().map_err(DashError::Terminal)?;
-    let _guard = TerminalGuard;
-    let state = DashState::new(receivers.local_addrs().to_vec(), Instant::now());
-    let app = App::new(state, Instant::now());
-    let ended = event_loop(terminal, app, &receivers, options.fps, stop)?;
-    if ended == Ended::Quit {
-        stop.store(true, Ordering::SeqCst);
+
+    /// The bound addresses.
+    pub fn local_addrs(&self) -> &[std::net::SocketAddr] {
+        self.receivers.local_addrs()
     }
-    Ok(ended)
+
+    /// Takes over this process's terminal until `q` or `stop`; see [`crate::run_terminal`].
+    pub fn run(self, stop: &AtomicBool) -> Result<Ended, DashError> {
+        if !io::stdout().is_terminal() {
+            return Err(DashError::NotATerminal);
+        }
+        let terminal = ratatui::try_init().map_err(DashError::Terminal)?;
+        let _guard = TerminalGuard;
+        let state = DashState::new(self.receivers.local_addrs().to_vec(), Instant::now());
+        let app = App::new(state, Instant::now());
+        let ended = event_loop(terminal, app, &self.receivers, self.fps, stop)?;
+        if ended == Ended::Quit {
+            stop.store(true, Ordering::SeqCst);
+        }
+        Ok(ended)
+    }
 }
 
 fn event_loop(
