@@ -1,16 +1,25 @@
 //! The live display in the daemon's own terminal (only when stdout is a terminal).
 //!
-//! For now a one-line status (speed, rpm, gear, lap, tick p99) redrawn ten times a second;
-//! the rig-dash dashboard replaces the body of [`start`] later. Contract for any display:
-//! read frames only from the given slot, ask the daemon to stop through
+//! The display is the rig-dash dashboard, listening on rigd's own native telemetry
+//! destinations on this host (loopback), so it shows exactly what a separate `rig-dash` would.
+//! When no native output goes to loopback, or its port is taken (a standalone rig-dash already
+//! listens there), it falls back to a one-line status (speed, rpm, gear, lap, tick p99) read
+//! from the frame slot, and logs why. Contract for any display: ask the daemon to stop through
 //! [`StopRequest`] (never exit the process itself), and restore the terminal when dropped.
+//!
+//! Keys and signals: the dashboard puts the terminal in raw mode, so Ctrl-C arrives as a key,
+//! not as SIGINT; `q`, `Esc` and Ctrl-C end the dashboard and request the daemon's stop.
+//! SIGTERM/SIGINT from elsewhere stop the daemon, which drops the [`Display`]: that sets the
+//! dashboard's stop flag, and it restores the terminal within one frame.
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use rig_config::telemetry::{effective_outputs, TelemetryFormat, TelemetryOutput};
 use rig_protocols::Frame;
 
 use crate::handoff::LatestReader;
@@ -40,12 +49,68 @@ pub struct Display {
     handle: Option<JoinHandle<()>>,
 }
 
-/// Starts the display on its own thread, reading `frames`.
+/// The addresses the dashboard listens on: every destination of an enabled native telemetry
+/// output (the built-in default when none is configured) that is on loopback.
+pub fn dashboard_addresses(telemetry: &[TelemetryOutput]) -> Vec<SocketAddr> {
+    let mut addresses: Vec<SocketAddr> = effective_outputs(telemetry)
+        .iter()
+        .filter(|output| output.format == TelemetryFormat::Native)
+        .flat_map(|output| output.destinations.iter())
+        .filter_map(|destination| destination.parse::<SocketAddr>().ok())
+        .filter(|address| address.ip().is_loopback())
+        .collect();
+    addresses.sort();
+    addresses.dedup();
+    addresses
+}
+
+/// Starts the display on its own thread: the dashboard on the loopback native telemetry
+/// destinations of `telemetry`, or the one-line status reading `frames` when there is none or
+/// its port cannot be bound.
 pub fn start(
-    mut frames: LatestReader<Frame>,
+    frames: LatestReader<Frame>,
     stop_daemon: StopRequest,
+    telemetry: &[TelemetryOutput],
 ) -> std::io::Result<Display> {
-    let _ = stop_daemon; // the one-line status takes no keys: Ctrl-C reaches the daemon as SIGINT
+    let listen = dashboard_addresses(telemetry);
+    if listen.is_empty() {
+        tracing::info!(
+            "no native telemetry output goes to 127.0.0.1, so the dashboard has nothing to \
+             show: using the one-line status; add a [[telemetry]] entry with format = \"native\" \
+             and destinations = [\"127.0.0.1:{}\"] for the dashboard",
+            rig_protocols::NATIVE_DEFAULT_PORT
+        );
+        return start_status_line(frames);
+    }
+    let options = rig_dash::DashOptions {
+        listen,
+        ..rig_dash::DashOptions::default()
+    };
+    let dashboard = match rig_dash::Dashboard::bind(&options) {
+        Ok(dashboard) => dashboard,
+        Err(error) => {
+            tracing::warn!("dashboard unavailable, using the one-line status: {error}");
+            return start_status_line(frames);
+        }
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop_flag = stop.clone();
+    let handle = std::thread::Builder::new()
+        .name("rigd-dashboard".into())
+        .spawn(move || match dashboard.run(&stop_flag) {
+            Ok(rig_dash::Ended::Quit) => stop_daemon.request(),
+            Ok(rig_dash::Ended::Stopped) => {}
+            Err(error) => tracing::warn!("the dashboard stopped, rigd runs on: {error}"),
+        })?;
+    Ok(Display {
+        stop,
+        handle: Some(handle),
+    })
+}
+
+/// The fallback display: one status line, redrawn ten times a second. It takes no keys:
+/// Ctrl-C reaches the daemon as SIGINT.
+fn start_status_line(mut frames: LatestReader<Frame>) -> std::io::Result<Display> {
     let stop = Arc::new(AtomicBool::new(false));
     let stop_flag = stop.clone();
     let handle = std::thread::Builder::new()
@@ -109,6 +174,29 @@ pub fn status_line(frame: &Frame) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dashboard_listens_on_loopback_native_destinations_only() {
+        let default = dashboard_addresses(&[]);
+        assert_eq!(
+            default,
+            vec![SocketAddr::from((
+                [127, 0, 0, 1],
+                rig_protocols::NATIVE_DEFAULT_PORT
+            ))]
+        );
+        let mut lan = TelemetryOutput::default_native();
+        lan.destinations = vec!["192.168.1.20:29777".into(), "127.0.0.1:30000".into()];
+        let mut forza = TelemetryOutput::default_native();
+        forza.format = TelemetryFormat::ForzaHorizon;
+        forza.destinations = vec!["127.0.0.1:5300".into()];
+        assert_eq!(
+            dashboard_addresses(&[lan.clone(), forza.clone()]),
+            vec![SocketAddr::from(([127, 0, 0, 1], 30000))]
+        );
+        lan.enabled = false;
+        assert!(dashboard_addresses(&[lan, forza]).is_empty());
+    }
 
     #[test]
     fn status_line_shows_speed_rpm_gear_lap_and_p99() {

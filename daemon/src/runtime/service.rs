@@ -253,8 +253,12 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let stop_request = StopRequest::default();
     let display: Option<Display> = if options.display {
         Some(
-            display::start(display_reader, stop_request.clone())
-                .context("cannot start the display")?,
+            display::start(
+                display_reader,
+                stop_request.clone(),
+                &session.config.telemetry,
+            )
+            .context("cannot start the display")?,
         )
     } else {
         drop(display_reader);
