@@ -65,11 +65,18 @@ impl Default for Gears {
 impl Gears {
     /// The gear the robot wants at `speed_mps` given the current gear and engine speed.
     fn wanted(limits: &DriverLimits, gear: i8, rpm: f64, speed_mps: f64) -> i8 {
+        let rev = limits.rev_limit_rpm;
         if gear <= 0 {
-            return 1;
+            // Out of neutral: first for a sequential box, else the lowest gear the road speed
+            // does not over-rev (a rolling start).
+            if limits.sequential {
+                return 1;
+            }
+            let fits = (1..=limits.forward_gears)
+                .find(|&g| limits.rpm_in_gear(g, speed_mps) < UPSHIFT_FRACTION * rev);
+            return fits.unwrap_or(limits.forward_gears) as i8;
         }
         let g = gear as usize;
-        let rev = limits.rev_limit_rpm;
         let in_gear = limits.rpm_in_gear(g, speed_mps).max(rpm);
         if g < limits.forward_gears && in_gear > UPSHIFT_FRACTION * rev {
             return gear + 1;

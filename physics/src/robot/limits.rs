@@ -8,15 +8,24 @@ const AIR_DENSITY_KG_PER_M3: f64 = 1.225;
 /// Peak friction of the built-in tyre coefficient set before `grip_scale_*`: the lateral peak
 /// of Pacejka's 205/60R15 set near its nominal load (|PDY1| = 0.99, a little more at the
 /// lighter loads of a car's corners).
-const BASE_TYRE_MU: f64 = 1.0;
+const BASE_TYRE_MU: f64 = 0.99;
+/// Relative friction lost per unit of relative load above the nominal load (that set's
+/// PDY2 / |PDY1| = 0.145 / 0.99): heavier-loaded tyres grip proportionally less.
+const LOAD_SENSITIVITY: f64 = 0.146;
+/// The coefficient set's nominal wheel load (FNOMIN), N.
+const NOMINAL_LOAD_N: f64 = 4000.0;
 /// Most forward gears a robot tracks.
 pub const MAX_GEARS: usize = 10;
 
 /// The car as the robot sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DriverLimits {
-    /// Usable lateral friction coefficient.
+    /// Lateral friction coefficient at the nominal wheel load.
     pub mu_lat: f64,
+    /// Relative friction lost per unit of relative load above [`DriverLimits::nominal_load_n`].
+    pub load_sensitivity: f64,
+    /// Wheel load at which `mu_lat` and `mu_long` hold, N.
+    pub nominal_load_n: f64,
     /// Usable longitudinal friction coefficient (braking).
     pub mu_long: f64,
     /// Fraction of the car's weight on the driven wheels (traction when accelerating).
@@ -44,6 +53,8 @@ pub struct DriverLimits {
     pub idle_rpm: f64,
     /// True when a gear change needs the clutch pedal pressed.
     pub shift_needs_clutch: bool,
+    /// True for a sequential box (one gear at a time, also out of neutral).
+    pub sequential: bool,
     /// True when the clutch engages by itself (centrifugal): no launch control needed.
     pub auto_clutch: bool,
     /// Speed the robot never plans above, m/s.
@@ -66,6 +77,8 @@ impl DriverLimits {
         };
         DriverLimits {
             mu_lat: BASE_TYRE_MU * car.tyre.grip_scale_lat,
+            load_sensitivity: LOAD_SENSITIVITY,
+            nominal_load_n: NOMINAL_LOAD_N,
             mu_long: BASE_TYRE_MU * car.tyre.grip_scale_long,
             driven_weight_fraction,
             mass_kg: car.chassis.mass_kg,
@@ -81,9 +94,18 @@ impl DriverLimits {
             rev_limit_rpm: car.drivetrain.engine.rev_limit_rpm,
             idle_rpm: car.drivetrain.engine.idle_rpm,
             shift_needs_clutch: gearbox.requires_clutch,
+            sequential: gearbox.mode == crate::drivetrain::spec::ShiftMode::Sequential,
             auto_clutch: car.drivetrain.clutch.auto_engage_rpm.is_some(),
             top_speed_mps: 90.0,
         }
+    }
+
+    /// Friction scale at `speed_mps` from the mean wheel load (weight plus downforce): 1 at
+    /// the nominal load, less above it.
+    pub fn load_factor(&self, speed_mps: f64) -> f64 {
+        let load = (self.mass_kg * 9.81 + self.downforce_n_per_mps2 * speed_mps * speed_mps) / 4.0;
+        let relative = (load - self.nominal_load_n) / self.nominal_load_n;
+        (1.0 - self.load_sensitivity * relative).clamp(0.5, 1.3)
     }
 
     /// Engine speed in forward gear `gear` (1-based) at road speed `speed_mps`, rpm.

@@ -24,7 +24,7 @@ use line::Station;
 
 /// Fraction of the car's grip the built-in robot plans with: near the limit, with room for
 /// the tyres' load sensitivity, crests and the controller's errors.
-pub const DEFAULT_GRIP: f64 = 0.9;
+pub const DEFAULT_GRIP: f64 = 0.85;
 /// Pure-pursuit look-ahead: this distance plus the distance covered in [`LOOKAHEAD_S`], m.
 const LOOKAHEAD_MIN_M: f64 = 6.0;
 /// Pure-pursuit look-ahead time, s.
@@ -41,8 +41,8 @@ const BRAKE_DEADBAND_MPS: f64 = 0.5;
 const TRACTION_SLIP: f64 = 0.12;
 /// Slip ratio below which the robot eases the brake (anti-lock).
 const LOCK_SLIP: f64 = -0.12;
-/// Body slip angle above which the robot stops accelerating, rad.
-const MAX_BODY_SLIP_RAD: f64 = 0.12;
+/// Body slip angle at which the robot has closed the throttle, rad.
+const MAX_BODY_SLIP_RAD: f64 = 0.1;
 /// Road-wheel angle per rad/s of yaw-rate error (proportional part of the yaw loop), s.
 const YAW_GAIN_S: f64 = 0.04;
 /// Integral gain of the yaw loop (learns the car's understeer), 1/s.
@@ -196,8 +196,11 @@ impl Robot {
             brake *= 0.5;
         }
         let body_slip = telemetry.velocity_body_mps[1].atan2(forward.abs().max(1.0));
-        if speed > 5.0 && body_slip.abs() > MAX_BODY_SLIP_RAD {
-            throttle = throttle.min(0.1);
+        if speed > 5.0 {
+            // Ease off as the car starts to slide: full power up to half the tolerated body
+            // slip, almost none at it.
+            let excess = (body_slip.abs() / MAX_BODY_SLIP_RAD - 0.5) * 2.0;
+            throttle = throttle.min((1.0 - excess).clamp(0.05, 1.0));
         }
 
         let shift = self.gears.update(&self.limits, telemetry, speed, dt_s);

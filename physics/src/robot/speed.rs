@@ -108,6 +108,7 @@ mod tests {
             rev_limit_rpm: 0.0,
             idle_rpm: 0.0,
             shift_needs_clutch: false,
+            sequential: false,
             auto_clutch: false,
             top_speed_mps: 90.0,
         }
