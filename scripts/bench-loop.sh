@@ -6,7 +6,7 @@
 # the ratios rigd / cyclictest. Latency = wake-up time minus the absolute deadline for both.
 # Percentiles are nearest-rank over 1 us buckets, reported as the bucket's upper edge for both.
 # Needs root (or LimitRTPRIO/CAP_SYS_NICE and access to /dev/cpu_dma_latency).
-# Usage: scripts/bench-loop.sh [SECONDS per run, default 60] [ROUNDS, default 1] [ROBOTS, default 0]
+# Usage: [RIGD_BIN=path] scripts/bench-loop.sh [SECONDS per run, default 60] [ROUNDS, default 1] [ROBOTS, default 0]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -21,7 +21,9 @@ command -v cyclictest >/dev/null || {
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get install -y -qq --no-install-recommends rt-tests >/dev/null
 }
-cargo build --release --quiet -p rigd
+# RIGD_BIN=path skips the build and uses that binary.
+bin="${RIGD_BIN:-target/release/rigd}"
+[ -n "${RIGD_BIN:-}" ] || cargo build --release --quiet -p rigd
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/bench.toml" <<TOML
@@ -61,7 +63,7 @@ printf "bench-loop: %s s per run, %s round(s), core %s, SCHED_FIFO %s, %s us int
     "$seconds" "$rounds" "$core" "$priority" "$interval_us" "$robots" "$(date -u +%FT%TZ)" "$(uname -r)"
 for round in $(seq 1 "$rounds"); do
     ct="$(cyclictest -q -m --policy=fifo -p "$priority" -a "$core" -i "$interval_us" -D "${seconds}s" -h 20000 | cyclictest_stats)"
-    rg="$(target/release/rigd --config "$tmp/bench.toml" bench loop --seconds "$seconds" 2>"$tmp/rigd.err")" || { cat "$tmp/rigd.err" >&2; exit 1; }
+    rg="$("$bin" --config "$tmp/bench.toml" bench loop --seconds "$seconds" 2>"$tmp/rigd.err")" || { cat "$tmp/rigd.err" >&2; exit 1; }
     grep -q "not granted" "$tmp/rigd.err" && cat "$tmp/rigd.err" >&2
     rg_wake="$(echo "$rg" | grep '^wake latency')"
     rg_late="$(echo "$rg" | grep '^late wake-ups')"
