@@ -72,8 +72,8 @@ impl Coupling {
     /// The coupling a differential spec describes.
     pub fn from_spec(spec: &DifferentialSpec) -> Coupling {
         match *spec {
-            DifferentialSpec::Open => Coupling::Open,
-            DifferentialSpec::Spool => Coupling::Spool,
+            DifferentialSpec::Open {} => Coupling::Open,
+            DifferentialSpec::Spool {} => Coupling::Spool,
             DifferentialSpec::Viscous {
                 coefficient_nm_s_per_rad,
             } => Coupling::Viscous(coefficient_nm_s_per_rad),

@@ -127,10 +127,11 @@ pub struct GearboxSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum DifferentialSpec {
-    /// Open: equal torque to both outputs, speeds free.
-    Open,
+    /// Open: equal torque to both outputs, speeds free. (Braced so serde rejects stray
+    /// fields: unit variants of a tagged enum would ignore them.)
+    Open {},
     /// Spool (welded): both outputs turn together whatever the torques.
-    Spool,
+    Spool {},
     /// Viscous coupling: transfers `coefficient x speed difference` from fast to slow.
     Viscous {
         /// Transfer torque per rad/s of output speed difference, N m s/rad.
@@ -506,7 +507,7 @@ impl DifferentialSpec {
             )
         };
         match *self {
-            DifferentialSpec::Open | DifferentialSpec::Spool => Ok(()),
+            DifferentialSpec::Open {} | DifferentialSpec::Spool {} => Ok(()),
             DifferentialSpec::Viscous {
                 coefficient_nm_s_per_rad,
             } => check_range(
