@@ -1,42 +1,24 @@
 //! Who drives a robot car: the one place the runtime asks a robot for controls.
 //!
-//! PLACEHOLDER until `rig_physics::robot` lands: [`RobotDriver`] holds nothing and
-//! [`robot_controls`] holds a constant part throttle in first gear, straight ahead. Swapping
-//! in the real robot is an edit of this file only (the type and the body of the one function).
+//! The driver is `rig_physics::robot::Robot` (a line and speed profile planned at set-up, pure
+//! pursuit and speed holding while driving). Planning allocates and costs milliseconds, so a
+//! world plans once per car spec and clones the plan for each further car.
 
-use rig_physics::{CarId, Controls, GearRequest, World};
-
-/// Part throttle the placeholder holds (keeps a car moving without a line to follow).
-const PLACEHOLDER_THROTTLE: f64 = 0.3;
+use rig_physics::robot::Robot;
+use rig_physics::{CarId, CarSpec, Controls, World};
 
 /// The state one robot keeps between steps.
-#[derive(Debug, Clone, Default)]
-pub struct RobotDriver;
+#[derive(Debug, Clone)]
+pub struct RobotDriver(Robot);
 
 impl RobotDriver {
-    /// A robot for `car` in `world` (set-up time: may allocate).
-    pub fn new(world: &World, car: CarId) -> RobotDriver {
-        let _ = (world, car);
-        RobotDriver
+    /// Plans a robot for cars of `spec` on `world`'s track (set-up time: allocates).
+    pub fn plan(world: &World, spec: &CarSpec) -> RobotDriver {
+        RobotDriver(Robot::for_car(world.track(), spec))
     }
 }
 
 /// The controls `robot` chooses for `car` this step (RT path: no allocation).
 pub fn robot_controls(robot: &mut RobotDriver, world: &World, car: CarId) -> Controls {
-    let _ = robot;
-    let in_gear = world.car(car).telemetry().drivetrain.gear > 0;
-    if in_gear {
-        Controls {
-            throttle: PLACEHOLDER_THROTTLE,
-            brake: 0.0,
-            ..Controls::SAFE_STOP
-        }
-    } else {
-        // Clutch in, then first gear (the gearbox refuses a shift without the clutch).
-        Controls {
-            clutch: 1.0,
-            gear_request: GearRequest::Select(1),
-            ..Controls::SAFE_STOP
-        }
-    }
+    robot.0.drive(world.car(car).telemetry(), world.track())
 }

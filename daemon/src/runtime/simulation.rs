@@ -36,11 +36,11 @@ impl Simulation {
         let (track, spec) = resolve(sim).map_err(WorldError)?;
         let mut world = World::new(track);
         let player = world.add_car(&spec);
-        let player_robot = RobotDriver::new(&world, player);
+        let player_robot = RobotDriver::plan(&world, &spec);
         let mut robots = Vec::with_capacity(sim.robots as usize);
         for _ in 0..sim.robots {
             let car = world.add_car(&spec);
-            robots.push((car, RobotDriver::new(&world, car)));
+            robots.push((car, player_robot.clone()));
         }
         Ok(Simulation {
             world,
