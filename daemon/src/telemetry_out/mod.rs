@@ -9,6 +9,7 @@
 //! Lifetime: dropping the stage disconnects the channel; the sender thread then exits and
 //! closes its sockets (no join needed on the RT thread).
 
+pub mod mmsg;
 pub mod sender;
 pub mod stage;
 pub mod stats;
@@ -23,7 +24,7 @@ pub use stage::TelemetryStage;
 pub use stats::{DestinationSnapshot, TelemetrySnapshot, TelemetryStats};
 
 use crate::rt_stage::RtStage;
-use sender::{Decimator, Destination, Output};
+use sender::{Destination, Output};
 use stats::DestinationStats;
 
 /// Frames buffered between the RT thread and the sender (about a quarter second at 1 kHz).
@@ -115,10 +116,12 @@ pub fn start(
     let mut runtime_outputs = Vec::new();
     let mut counters = Vec::new();
     for (index, output) in outputs.iter().enumerate().filter(|(_, o)| o.enabled) {
-        let format = output.wire_format().ok_or_else(|| TelemetryError::InvalidOutput {
-            index,
-            message: "outsim_options is not a valid OutSim Opts value".to_string(),
-        })?;
+        let format = output
+            .wire_format()
+            .ok_or_else(|| TelemetryError::InvalidOutput {
+                index,
+                message: "outsim_options is not a valid OutSim Opts value".to_string(),
+            })?;
         let mut destinations = Vec::new();
         for text in &output.destinations {
             let addr: SocketAddr = text.parse().map_err(|_| TelemetryError::InvalidOutput {
@@ -129,11 +132,7 @@ pub fn start(
             destinations.push(Destination::new(counters.len(), addr, socket));
             counters.push(DestinationStats::new(format, addr, output.rate_hz));
         }
-        runtime_outputs.push(Output {
-            format,
-            decimator: Decimator::new(output.rate_hz),
-            destinations,
-        });
+        runtime_outputs.push(Output::new(format, output.rate_hz, destinations));
     }
     let stats = Arc::new(TelemetryStats::new(counters));
     let (tx, rx) = crossbeam_channel::bounded(FRAME_QUEUE_LEN);
@@ -154,7 +153,9 @@ static CURRENT: Mutex<Option<Arc<TelemetryStats>>> = Mutex::new(None);
 /// A copy of the running daemon's telemetry counters, for health output (`None` before the
 /// first start). Never called on the RT thread.
 pub fn current_snapshot() -> Option<TelemetrySnapshot> {
-    let current = CURRENT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let current = CURRENT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     current.as_ref().map(|stats| stats.snapshot())
 }
 
@@ -174,7 +175,9 @@ pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> 
         );
     }
     let (stage, handle) = start(&outputs)?;
-    *CURRENT.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(handle.stats());
+    *CURRENT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(handle.stats());
     // The thread ends by itself when the stage is dropped; the handle is not needed for that.
     drop(handle);
     Ok(vec![Box::new(stage)])

@@ -15,6 +15,7 @@ use crossbeam_channel::{Receiver, TryRecvError};
 use rig_protocols::telemetry::{Format, MAX_PACKET_LEN};
 use rig_protocols::Frame;
 
+use super::mmsg::send_each;
 use super::stats::TelemetryStats;
 
 /// How long the sender sleeps when no frame is waiting. Frames queue meanwhile (two ticks of
@@ -95,7 +96,10 @@ impl Destination {
     }
 }
 
-/// One configured output: a format, its rate and its destinations.
+/// Frames taken from the channel per batch (and so packets per `sendmmsg` per destination).
+pub const BATCH_FRAMES: usize = super::mmsg::MAX_BATCH;
+
+/// One configured output: a format, its rate, its destinations and its packet buffers.
 #[derive(Debug)]
 pub struct Output {
     /// The wire layout.
@@ -104,38 +108,96 @@ pub struct Output {
     pub decimator: Decimator,
     /// Where packets go.
     pub destinations: Vec<Destination>,
+    /// Encoded packets of the current batch (allocated once, reused).
+    packets: Box<[[u8; MAX_PACKET_LEN]; BATCH_FRAMES]>,
 }
 
-/// Runs until the RT side drops its end of `frames`.
-pub fn run(frames: Receiver<Frame>, mut outputs: Vec<Output>, stats: Arc<TelemetryStats>) {
-    let mut packet = [0u8; MAX_PACKET_LEN];
-    loop {
-        match frames.try_recv() {
-            Ok(frame) => send_due(&frame, &mut outputs, &stats, &mut packet),
-            Err(TryRecvError::Empty) => std::thread::sleep(POLL_INTERVAL),
-            Err(TryRecvError::Disconnected) => return,
+impl Output {
+    /// An output of `format` at `rate_hz` to `destinations`.
+    pub fn new(format: Format, rate_hz: u32, destinations: Vec<Destination>) -> Output {
+        Output {
+            format,
+            decimator: Decimator::new(rate_hz),
+            destinations,
+            packets: Box::new([[0; MAX_PACKET_LEN]; BATCH_FRAMES]),
+        }
+    }
+
+    /// Encodes the due frames of `batch` and sends them to every destination.
+    fn send_batch(&mut self, batch: &[Frame], stats: &TelemetryStats) {
+        let mut count = 0;
+        for frame in batch.iter().take(BATCH_FRAMES) {
+            if !self.decimator.is_due(frame.car.time_s) {
+                continue;
+            }
+            // MAX_PACKET_LEN fits every format, so encoding cannot fail; skip rather than panic.
+            if self.format.encode(frame, &mut self.packets[count]).is_ok() {
+                count += 1;
+            }
+        }
+        if count == 0 {
+            return;
+        }
+        let len = self.format.packet_len();
+        let mut packets: [&[u8]; BATCH_FRAMES] = [&[]; BATCH_FRAMES];
+        for (slot, packet) in packets.iter_mut().zip(self.packets.iter()).take(count) {
+            *slot = &packet[..len];
+        }
+        let format = self.format;
+        for destination in &mut self.destinations {
+            let counters = &stats.destinations[destination.stats_index];
+            let mut first_error: Option<(u64, std::io::Error)> = None; // (errors so far, error)
+            send_each(
+                &destination.socket,
+                &packets[..count],
+                |result| match result {
+                    None => counters.record_sent(),
+                    Some(err) => {
+                        let errors = counters.record_error(err);
+                        // io::Error is not Clone: keep an equivalent one for the warning.
+                        let copy = err.raw_os_error().map_or_else(
+                            || std::io::Error::from(err.kind()),
+                            std::io::Error::from_raw_os_error,
+                        );
+                        first_error.get_or_insert((errors, copy));
+                    }
+                },
+            );
+            if let Some((errors, err)) = first_error {
+                warn_rate_limited(destination, format, errors, &err);
+            }
         }
     }
 }
 
-fn send_due(frame: &Frame, outputs: &mut [Output], stats: &TelemetryStats, packet: &mut [u8]) {
-    for output in outputs.iter_mut() {
-        if !output.decimator.is_due(frame.car.time_s) {
-            continue;
-        }
-        let Ok(len) = output.format.encode(frame, packet) else {
-            // MAX_PACKET_LEN fits every format, so this cannot happen; skip rather than panic.
-            continue;
-        };
-        for destination in &mut output.destinations {
-            let counters = &stats.destinations[destination.stats_index];
-            match destination.socket.send(&packet[..len]) {
-                Ok(_) => counters.record_sent(),
-                Err(err) => {
-                    let errors = counters.record_error(&err);
-                    warn_rate_limited(destination, output.format, errors, &err);
+/// Runs until the RT side drops its end of `frames`: takes up to [`BATCH_FRAMES`] waiting
+/// frames, sends what is due, and sleeps [`POLL_INTERVAL`] when the channel ran dry.
+pub fn run(frames: Receiver<Frame>, mut outputs: Vec<Output>, stats: Arc<TelemetryStats>) {
+    let mut batch = [Frame::default(); BATCH_FRAMES];
+    loop {
+        let mut taken = 0;
+        let mut disconnected = false;
+        while taken < BATCH_FRAMES {
+            match frames.try_recv() {
+                Ok(frame) => {
+                    batch[taken] = frame;
+                    taken += 1;
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    disconnected = true;
+                    break;
                 }
             }
+        }
+        for output in &mut outputs {
+            output.send_batch(&batch[..taken], &stats);
+        }
+        if disconnected {
+            return;
+        }
+        if taken < BATCH_FRAMES {
+            std::thread::sleep(POLL_INTERVAL);
         }
     }
 }

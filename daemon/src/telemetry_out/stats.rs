@@ -46,8 +46,10 @@ impl DestinationStats {
 
     /// Counts one failed send; returns the error count so far.
     pub fn record_error(&self, err: &std::io::Error) -> u64 {
-        self.last_error
-            .store(err.raw_os_error().unwrap_or(NON_OS_ERROR), Ordering::Relaxed);
+        self.last_error.store(
+            err.raw_os_error().unwrap_or(NON_OS_ERROR),
+            Ordering::Relaxed,
+        );
         self.errors.fetch_add(1, Ordering::Relaxed) + 1
     }
 

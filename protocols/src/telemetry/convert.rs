@@ -47,9 +47,10 @@ pub fn saturating_i32(x: f64) -> i32 {
     finite_or_zero(x).round() as i32
 }
 
-/// Simulation time in whole milliseconds, wrapping like a game's `u32` millisecond clock.
+/// Simulation time in milliseconds rounded to the nearest (tick times like 1.440999... s are
+/// 1441 ms, not 1440), wrapping like a game's `u32` millisecond clock.
 pub fn millis_wrapping(time_s: f64) -> u32 {
-    let ms = finite_or_zero(time_s).max(0.0) * 1000.0;
+    let ms = (finite_or_zero(time_s).max(0.0) * 1000.0).round();
     (ms as u64 % (u64::from(u32::MAX) + 1)) as u32
 }
 
