@@ -95,7 +95,11 @@ fn rigd_sends_every_configured_format_at_its_rate_with_the_cars_values() {
 
     // The native packets give the loop's simulated time over the window.
     let native = in_window(&logs[0].2);
-    assert!(native.len() > 100, "native packets: {}\n{stderr}", native.len());
+    assert!(
+        native.len() > 100,
+        "native packets: {}\n{stderr}",
+        native.len()
+    );
     let sim_time = |v: &DashView| v.time_s.expect("native packets carry time");
     let sim_s = sim_time(native.last().unwrap()) - sim_time(&native[0]);
     assert!(
@@ -116,8 +120,14 @@ fn rigd_sends_every_configured_format_at_its_rate_with_the_cars_values() {
 
     // The car moves, and its speed agrees with its positions.
     let all_native = &logs[0].2;
-    let top_speed = all_native.iter().map(|(_, v)| v.speed_mps).fold(0.0, f64::max);
-    assert!(top_speed > 2.0, "the demo car should drive: top speed {top_speed} m/s");
+    let top_speed = all_native
+        .iter()
+        .map(|(_, v)| v.speed_mps)
+        .fold(0.0, f64::max);
+    assert!(
+        top_speed > 2.0,
+        "the demo car should drive: top speed {top_speed} m/s"
+    );
     for pair in all_native.windows(2) {
         let (a, b) = (&pair[0].1, &pair[1].1);
         let dt = sim_time(b) - sim_time(a);
@@ -125,7 +135,8 @@ fn rigd_sends_every_configured_format_at_its_rate_with_the_cars_values() {
             continue; // a lost packet or a reset: not a neighbour pair
         }
         let (pa, pb) = (a.position_m.unwrap(), b.position_m.unwrap());
-        let moved = ((pb[0] - pa[0]).powi(2) + (pb[1] - pa[1]).powi(2) + (pb[2] - pa[2]).powi(2)).sqrt();
+        let moved =
+            ((pb[0] - pa[0]).powi(2) + (pb[1] - pa[1]).powi(2) + (pb[2] - pa[2]).powi(2)).sqrt();
         let mean_speed = 0.5 * (a.speed_mps + b.speed_mps);
         assert!(
             (moved / dt - mean_speed).abs() < 0.05 * mean_speed + 0.1,
@@ -133,7 +144,10 @@ fn rigd_sends_every_configured_format_at_its_rate_with_the_cars_values() {
         );
         let rpm = a.rpm.unwrap();
         let max_rpm = a.max_rpm.unwrap();
-        assert!((0.0..=max_rpm * 1.05).contains(&rpm), "rpm {rpm} of {max_rpm}");
+        assert!(
+            (0.0..=max_rpm * 1.05).contains(&rpm),
+            "rpm {rpm} of {max_rpm}"
+        );
         for pedal in [a.throttle, a.brake, a.clutch] {
             assert!((0.0..=1.0).contains(&pedal.unwrap()), "{a:?}");
         }
@@ -164,13 +178,32 @@ fn rigd_sends_every_configured_format_at_its_rate_with_the_cars_values() {
                 view.speed_mps,
                 reference.speed_mps
             );
-            assert!(close(view.rpm, reference.rpm, 0.5), "{format} rpm {view:?} vs {reference:?}");
+            assert!(
+                close(view.rpm, reference.rpm, 0.5),
+                "{format} rpm {view:?} vs {reference:?}"
+            );
             assert_eq!(view.gear, reference.gear, "{format} gear");
-            let pedal_step = if format.starts_with("forza") { 0.5 / 255.0 } else { 1e-6 };
-            assert!(close(view.throttle, reference.throttle, pedal_step), "{format} throttle");
-            assert!(close(view.brake, reference.brake, pedal_step), "{format} brake");
-            assert!(close(view.clutch, reference.clutch, pedal_step), "{format} clutch");
+            let pedal_step = if format.starts_with("forza") {
+                0.5 / 255.0
+            } else {
+                1e-6
+            };
+            assert!(
+                close(view.throttle, reference.throttle, pedal_step),
+                "{format} throttle"
+            );
+            assert!(
+                close(view.brake, reference.brake, pedal_step),
+                "{format} brake"
+            );
+            assert!(
+                close(view.clutch, reference.clutch, pedal_step),
+                "{format} clutch"
+            );
         }
-        assert!(matched > 50, "{format}: only {matched} packets matched a native tick");
+        assert!(
+            matched > 50,
+            "{format}: only {matched} packets matched a native tick"
+        );
     }
 }

@@ -305,12 +305,24 @@ mod tests {
         .unwrap_err();
         let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
         let expect = [
-            ("telemetry[0].destinations[0]", "is not an IP address and port"),
+            (
+                "telemetry[0].destinations[0]",
+                "is not an IP address and port",
+            ),
             ("telemetry[0].destinations[1]", "port 0"),
-            ("telemetry[0].rate_hz", "outside the allowed range 1 ..= 1000"),
-            ("telemetry[0].id", "does not apply to the forza-horizon format"),
+            (
+                "telemetry[0].rate_hz",
+                "outside the allowed range 1 ..= 1000",
+            ),
+            (
+                "telemetry[0].id",
+                "does not apply to the forza-horizon format",
+            ),
             ("telemetry[1].destinations", "no destination given"),
-            ("telemetry[1].outsim_options", "0x400 is not a valid OutSim Opts value"),
+            (
+                "telemetry[1].outsim_options",
+                "0x400 is not a valid OutSim Opts value",
+            ),
         ];
         assert_eq!(problems.len(), expect.len(), "{text:#?}");
         for (field, message) in expect {
