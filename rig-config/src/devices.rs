@@ -910,6 +910,34 @@ mod tests {
     }
 
     #[test]
+    fn the_g29_example_parses_and_validates() {
+        let text = include_str!("../../examples/g29.toml");
+        let config = crate::parse(text, "examples/g29.toml").expect("examples/g29.toml is valid");
+        let d = &config.devices;
+        assert_eq!(d.device[0].vid_pid(), Some((0x046d, 0xc24f)));
+        assert_eq!(d.ffb_device_id(), Some("wheel"));
+        assert_eq!(d.steering.effective_car_lock_deg(), 540.0);
+        assert!(d.ffb.torque_cap_nm <= d.ffb.base_max_torque_nm);
+        assert_eq!(d.axis.len(), 4);
+        assert!(d
+            .button
+            .iter()
+            .any(|b| b.function == ButtonFunction::FfbEstop));
+    }
+
+    #[test]
+    fn problems_reach_the_whole_config_report_with_a_fix() {
+        let text = "[devices.ffb]\ntorque_cap_nm = 9.0\n";
+        let problems = crate::parse(text, "bad.toml").expect_err("cap above the device limit");
+        let line = problems[0].to_string();
+        assert!(line.starts_with("bad.toml:2:"), "{line}");
+        assert!(
+            line.contains("devices.ffb.torque_cap_nm") && line.contains("fix:"),
+            "{line}"
+        );
+    }
+
+    #[test]
     fn vid_pid_parses() {
         assert_eq!(parse_vid_pid("046d:c24f"), Some((0x046d, 0xc24f)));
         assert_eq!(parse_vid_pid("046d-c24f"), None);

@@ -80,13 +80,22 @@ pub fn output_stage(
     })
 }
 
-/// The FFB output stages for `config` (none when FFB is off or no FFB device is configured).
+/// The FFB output stages for `config` (none when FFB is off or no FFB device is configured),
+/// plus the gamepad rumble stage when a gamepad drives.
 pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
     let devices = &config.devices;
+    let mut stages: Vec<Box<dyn RtStage>> = Vec::new();
+    let gamepad_rumble = devices.gamepad.enabled && devices.gamepad.rumble_gain > 0.0;
+    if cfg!(feature = "gamepad") && gamepad_rumble && devices.axis.is_empty() {
+        stages.push(Box::new(crate::input::rumble::RumbleStage::new(
+            crate::input::rumble::player_rumble(),
+            devices.gamepad.rumble_gain,
+        )));
+    }
     if !devices.ffb.enabled || devices.ffb_device_id().is_none() {
-        return Ok(Vec::new());
+        return Ok(stages);
     }
     let dt_s = 1.0 / f64::from(config.realtime.rate_hz.max(1));
-    let stage = output_stage(devices, dt_s, player_link())?;
-    Ok(vec![Box::new(stage)])
+    stages.push(Box::new(output_stage(devices, dt_s, player_link())?));
+    Ok(stages)
 }

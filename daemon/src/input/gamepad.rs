@@ -86,11 +86,20 @@ pub fn spawn(
     config: &GamepadConfig,
     rumble: Arc<RumbleLink>,
 ) -> Result<(GamepadThread, LatestReader<PlayerInput>), Box<gilrs::Error>> {
+    let (writer, reader) = latest_value(PlayerInput::DISCONNECTED);
+    Ok((spawn_into(config, rumble, writer)?, reader))
+}
+
+/// [`spawn`] publishing into an existing slot (the runtime's).
+pub fn spawn_into(
+    config: &GamepadConfig,
+    rumble: Arc<RumbleLink>,
+    writer: LatestWriter<PlayerInput>,
+) -> Result<GamepadThread, Box<gilrs::Error>> {
     let gilrs = GilrsBuilder::new()
         .with_default_filters(false)
         .build()
         .map_err(Box::new)?;
-    let (writer, reader) = latest_value(PlayerInput::DISCONNECTED);
     let quit = Arc::new(AtomicBool::new(false));
     let stop = quit.clone();
     let config = config.clone();
@@ -98,13 +107,10 @@ pub fn spawn(
         .name("rigd-gamepad".into())
         .spawn(move || run(gilrs, config, rumble, writer, stop))
         .expect("spawning the gamepad thread");
-    Ok((
-        GamepadThread {
-            quit,
-            thread: Some(thread),
-        },
-        reader,
-    ))
+    Ok(GamepadThread {
+        quit,
+        thread: Some(thread),
+    })
 }
 
 fn run(

@@ -46,8 +46,17 @@ impl InputThread {
         config: &DevicesConfig,
         link: Arc<FfbLink>,
     ) -> Result<(InputThread, LatestReader<PlayerInput>), MappingError> {
-        let bindings = Bindings::resolve(config)?;
         let (writer, reader) = latest_value(PlayerInput::DISCONNECTED);
+        Ok((InputThread::spawn_into(config, link, writer)?, reader))
+    }
+
+    /// [`InputThread::spawn`] publishing into an existing slot (the runtime's).
+    pub fn spawn_into(
+        config: &DevicesConfig,
+        link: Arc<FfbLink>,
+        writer: LatestWriter<PlayerInput>,
+    ) -> Result<InputThread, MappingError> {
+        let bindings = Bindings::resolve(config)?;
         let quit = Arc::new(AtomicBool::new(false));
         let stop = quit.clone();
         let devices = config.device.clone();
@@ -55,13 +64,10 @@ impl InputThread {
             .name("rigd-input".into())
             .spawn(move || run(devices, bindings, writer, link, stop))
             .expect("spawning the input thread");
-        Ok((
-            InputThread {
-                quit,
-                thread: Some(thread),
-            },
-            reader,
-        ))
+        Ok(InputThread {
+            quit,
+            thread: Some(thread),
+        })
     }
 }
 

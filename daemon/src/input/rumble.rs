@@ -7,7 +7,7 @@
 //! buzz grows with speed up to 30 m/s. Both are multiplied by the configured gain.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rig_physics::{CarTelemetry, SurfaceKind};
 use rig_protocols::Frame;
@@ -75,6 +75,12 @@ impl RumbleLink {
     fn set(&self, strong: u16, weak: u16) {
         self.0.store(pack(strong, weak), Ordering::Relaxed);
     }
+}
+
+/// The process's player rumble link (shared by the stage and the gamepad thread).
+pub fn player_rumble() -> Arc<RumbleLink> {
+    static LINK: OnceLock<Arc<RumbleLink>> = OnceLock::new();
+    LINK.get_or_init(|| Arc::new(RumbleLink::default())).clone()
 }
 
 /// RT stage computing the rumble each tick.

@@ -489,6 +489,16 @@ mod tests {
     }
 
     #[test]
+    fn the_g29_example_resolves_every_code() {
+        let text = include_str!("../../../examples/g29.toml");
+        let config = rig_config::parse(text, "examples/g29.toml").expect("valid");
+        let b = Bindings::resolve(&config.devices).expect("every code is a kernel name");
+        assert_eq!(b.axes[0].code, 0x00, "ABS_X");
+        assert_eq!(b.buttons[0].code, 0x120, "BTN_TRIGGER");
+        assert_eq!(b.buttons[5].code, 0x12b, "BTN_BASE6");
+    }
+
+    #[test]
     fn unknown_codes_name_the_field() {
         let mut cfg: DevicesConfig = toml::from_str(G29).unwrap();
         cfg.axis[1].code = "ABS_NOPE".into();

@@ -21,6 +21,7 @@ pub fn build_output_stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
     //      stages.extend(crate::telemetry_out::stages(config)?);
     stages.extend(crate::telemetry_out::stages(config)?);
     stages.extend(crate::motion::stages(config)?);
+    stages.extend(crate::ffb::stages(config)?);
     // ---- end of output registrations.
 
     Ok(stages)
