@@ -2,9 +2,10 @@
 //! its target without ever exceeding the position range, the top speed or the acceleration.
 //!
 //! Per actuator and step of `dt`: target clamped to the usable range (a non-finite target
-//! holds the position), desired speed `sign(e) * min(v_max, sqrt(2 a_max |e|), |e| / dt)` (the
-//! square root brakes in time to stop at the target), velocity change limited to `a_max dt`,
-//! velocity limited to `v_max`. So no step is ever larger than `v_max dt`.
+//! holds the position), desired speed `sign(e) * min(v_max, v_brake(|e|), |e| / dt)` where
+//! `v_brake` is the discrete-time braking speed (stops at the target without overshoot),
+//! velocity change limited to `a_max dt`, velocity limited to `v_max`. So no step is ever
+//! larger than `v_max dt`.
 //!
 //! Units are the actuator's own (m or rad). The tracker is `Copy`: the output writer takes
 //! over the final parking ramp from the RT thread's last state.
@@ -63,9 +64,11 @@ impl Tracker {
                 self.position[i]
             };
             let error = goal - self.position[i];
-            let speed = v_max
-                .min((2.0 * a_max * error.abs()).sqrt())
-                .min(error.abs() / dt);
+            // Fastest speed from which a discrete deceleration of a_max per step still stops
+            // at the goal: v = a dt (sqrt(1/4 + 2 |e| / (a dt^2)) - 1/2).
+            let a_dt = a_max * dt;
+            let braking = a_dt * ((0.25 + 2.0 * error.abs() / (a_dt * dt)).sqrt() - 0.5);
+            let speed = v_max.min(braking).min(error.abs() / dt);
             let wanted = speed.copysign(error);
             let dv = (wanted - self.velocity[i]).clamp(-a_max * dt, a_max * dt);
             self.velocity[i] = (self.velocity[i] + dv).clamp(-v_max, v_max);
@@ -118,6 +121,22 @@ mod tests {
                 assert!(accel.abs() <= 2.0 + 1e-9);
             }
             previous = t;
+        }
+        assert!(t.reached(&target, 1e-9));
+    }
+
+    #[test]
+    fn coarse_steps_do_not_overshoot() {
+        // The writer's 100 Hz parking ramp: 10 ms steps.
+        let mut t = Tracker::new(limits(), 1, 0.01, [0.04; MAX_ACTUATORS]);
+        let target = Tracker::park_position(&limits());
+        for _ in 0..500 {
+            t.step(&target);
+            assert!(
+                t.position[0] >= target[0] - 1e-12,
+                "overshoot to {}",
+                t.position[0]
+            );
         }
         assert!(t.reached(&target, 1e-9));
     }

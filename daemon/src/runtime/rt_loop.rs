@@ -198,7 +198,8 @@ impl RtLoop {
         self.health.record_wake(latency_ns, steps, missed, dropped);
         self.track_deadlines(missed);
 
-        let input = self.parts.input.read();
+        // Serial DIY devices (handbrake, shifter, buttons; issue 8) merge here, wait-free.
+        let input = crate::serial_input::slots::merged(self.parts.input.read());
         self.track_estop(input.estop);
         if input.reset_requested && !self.reset_held {
             self.parts.sim.reset_player();

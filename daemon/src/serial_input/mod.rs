@@ -10,7 +10,10 @@
 //! The RT side merges the latest [`SerialControls`] into the player's controls with a
 //! [`SerialMerge`] (no allocation): analogue values override (max with the other devices),
 //! the shifter selects the gear while it reports one, and button presses become one-tick
-//! sequential shift requests.
+//! sequential shift requests. In the daemon the readers also publish into the wait-free
+//! process-wide [`slots`], which the RT loop merges where it reads the player input.
+
+pub mod slots;
 
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -59,6 +62,16 @@ pub struct SerialMerge {
 }
 
 impl SerialMerge {
+    /// A merge that has already seen `gear_up_presses` and `gear_down_presses` presses.
+    pub fn remembering(seen_up: u32, seen_down: u32) -> SerialMerge {
+        SerialMerge { seen_up, seen_down }
+    }
+
+    /// The press counts seen so far (up, down).
+    pub fn seen(&self) -> (u32, u32) {
+        (self.seen_up, self.seen_down)
+    }
+
     /// Merges `serial` into `controls` (unchanged when the device is not connected).
     pub fn apply(&mut self, serial: &SerialControls, controls: &mut Controls) {
         let up = serial.gear_up_presses.wrapping_sub(self.seen_up);
@@ -183,8 +196,35 @@ pub fn start(
     ))
 }
 
-fn run(config: SerialInputConfig, mut writer: LatestWriter<SerialControls>, stop: Arc<AtomicBool>) {
-    let mut mapper = LineMapper::new(&config);
+fn run(config: SerialInputConfig, writer: LatestWriter<SerialControls>, stop: Arc<AtomicBool>) {
+    let slot = slots::claim();
+    if slot.is_none() {
+        tracing::warn!(device = %config.name, "more than {} serial input devices: this one is read but not merged into the controls (fix: remove one)", slots::SLOTS);
+    }
+    let mut out = Publisher { writer, slot };
+    read_loop(&config, &mut out, &stop);
+    if let Some(index) = slot {
+        slots::release(index);
+    }
+}
+
+/// Publishes to the reader's own slot and, in the daemon, the RT-merged process-wide slot.
+struct Publisher {
+    writer: LatestWriter<SerialControls>,
+    slot: Option<usize>,
+}
+
+impl Publisher {
+    fn write(&mut self, state: SerialControls) {
+        self.writer.write(state);
+        if let Some(index) = self.slot {
+            slots::publish(index, &state);
+        }
+    }
+}
+
+fn read_loop(config: &SerialInputConfig, writer: &mut Publisher, stop: &AtomicBool) {
+    let mut mapper = LineMapper::new(config);
     let mut state = SerialControls::default();
     let mut splitter = LineSplitter::new();
     let mut buf = [0u8; 256];
@@ -200,7 +240,7 @@ fn run(config: SerialInputConfig, mut writer: LatestWriter<SerialControls>, stop
                     tracing::warn!(device = %config.name, "cannot open serial input {}: {e} (retrying every second; check serial_port and the cable)", config.serial_port);
                 }
                 open_failures += 1;
-                sleep_unless_stopped(&stop, Duration::from_secs(1));
+                sleep_unless_stopped(stop, Duration::from_secs(1));
                 continue;
             }
         };
@@ -235,8 +275,18 @@ fn run(config: SerialInputConfig, mut writer: LatestWriter<SerialControls>, stop
         }
         state.connected = false;
         writer.write(state);
-        sleep_unless_stopped(&stop, Duration::from_millis(200));
+        sleep_unless_stopped(stop, Duration::from_millis(200));
     }
+}
+
+/// Every configured serial input device's reader (the daemon's input registration).
+pub fn start_all(config: &rig_config::Config) -> std::io::Result<Vec<SerialInputReader>> {
+    config
+        .motion
+        .serial_inputs
+        .iter()
+        .map(|device| start(device).map(|(reader, _)| reader))
+        .collect()
 }
 
 fn sleep_unless_stopped(stop: &AtomicBool, d: Duration) {
