@@ -61,13 +61,10 @@ pub fn start_input_threads(
 ) -> anyhow::Result<InputThreads> {
     #[allow(unused_mut)] // the registrations below push into it
     let mut guards: Vec<Box<dyn Send>> = Vec::new();
-    // Nothing publishes yet: the reader keeps returning the slot's initial DISCONNECTED value
-    // (a triple buffer's reader stays valid after its writer is dropped). The registration that
-    // takes `publish` replaces this line.
-    let _ = (config, publish);
 
     // ---- Input registrations: one line per feature, e.g.
     //      guards.push(Box::new(crate::input::start(config, publish)?));
+    guards.push(Box::new(crate::input::start(config, publish)?));
     guards.push(Box::new(crate::serial_input::start_all(config)?));
     // ---- end of input registrations.
     Ok(InputThreads { _guards: guards })
