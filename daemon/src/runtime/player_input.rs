@@ -59,7 +59,6 @@ pub fn start_input_threads(
     config: &rig_config::Config,
     publish: crate::handoff::LatestWriter<PlayerInput>,
 ) -> anyhow::Result<InputThreads> {
-    #[allow(unused_mut)] // the registrations below push into it
     let mut guards: Vec<Box<dyn Send>> = Vec::new();
 
     // ---- Input registrations: one line per feature, e.g.
