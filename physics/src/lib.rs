@@ -6,7 +6,7 @@
 //!
 //! Map: [`world`] (track + cars, `step`), [`car`] (chassis, corners, integration), [`tyre`]
 //! (MF 6.1 + relaxation), [`suspension`], [`steering`], [`brakes`], [`aero`], [`drivetrain`],
-//! [`track`], [`spec`] (car documents and [`builtin`] cars),
+//! [`track`], [`spec`] (car documents and [`builtin`] cars), [`maneuver`] (ISO test runs),
 //! [`math`] (f64 vectors and quaternions).
 #![deny(missing_docs)]
 
@@ -17,6 +17,7 @@ pub mod controls;
 pub mod data;
 pub mod drivetrain;
 pub mod lap;
+pub mod maneuver;
 pub mod math;
 pub mod robot;
 pub mod spec;

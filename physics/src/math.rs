@@ -229,6 +229,31 @@ impl Quat {
         }
     }
 
+    /// The shortest rotation turning unit vector `from` onto unit vector `to`.
+    pub fn from_to(from: Vec3, to: Vec3) -> Quat {
+        let d = from.dot(to);
+        if d < -1.0 + 1e-12 {
+            // Opposite: half a turn about any axis perpendicular to `from`.
+            let axis = from
+                .cross(Vec3::new(1.0, 0.0, 0.0))
+                .normalized_or(Vec3::new(0.0, 1.0, 0.0));
+            return Quat {
+                w: 0.0,
+                x: axis.x,
+                y: axis.y,
+                z: axis.z,
+            };
+        }
+        let c = from.cross(to);
+        Quat {
+            w: 1.0 + d,
+            x: c.x,
+            y: c.y,
+            z: c.z,
+        }
+        .normalized()
+    }
+
     /// Hamilton product `self * o`.
     pub fn product(self, o: Quat) -> Quat {
         Quat {
@@ -316,6 +341,13 @@ mod tests {
         assert!((v.x).abs() < 1e-12 && (v.y - 1.0).abs() < 1e-12);
         let back = m.transpose_mul_vec(v);
         assert!((back.x - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn from_to_turns_z_onto_a_slope_normal() {
+        let n = Vec3::new(-0.1, 0.0, 1.0).normalized_or(Vec3::Z);
+        let z = Quat::from_to(Vec3::Z, n).to_mat3().column(2);
+        assert!((z - n).length() < 1e-12);
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl World {
     pub fn add_car(&mut self, spec: &CarSpec) -> CarId {
         let slot = self.cars.len();
         let (position, yaw) = self.track.start_pose(slot);
-        self.cars.push(Car::new(spec, position, yaw));
+        self.cars.push(Car::new(spec, &self.track, position, yaw));
         CarId(slot)
     }
 
@@ -94,6 +94,11 @@ impl World {
     /// One car (state, parameters).
     pub fn car(&self, car: CarId) -> &Car {
         &self.cars[car.0]
+    }
+
+    /// One car, mutable (initial conditions for manoeuvres and test rigs).
+    pub fn car_mut(&mut self, car: CarId) -> &mut Car {
+        &mut self.cars[car.0]
     }
 }
 

@@ -24,7 +24,7 @@ use crate::spec::{CarSpec, GRAVITY_MPS2};
 use crate::steering::Steering;
 use crate::suspension::Suspension;
 use crate::telemetry::CarTelemetry;
-use crate::track::TrackHint;
+use crate::track::{Track, TrackHint};
 use crate::tyre::{SlipState, Tyre};
 
 /// Tyre temperature reported until a thermal model exists, degrees C.
@@ -73,6 +73,7 @@ pub struct Car {
     pub(crate) tyre: Tyre,
     pub(crate) steering: Steering,
     pub(crate) brakes: Brakes,
+    pub(crate) brake_spec: crate::brakes::BrakeSpec,
     pub(crate) aero: AeroSpec,
     pub(crate) aero_points: [Vec3; 2],
     pub(crate) drivetrain: Drivetrain,
@@ -89,9 +90,9 @@ pub struct Car {
 }
 
 impl Car {
-    /// Builds a car from a validated spec, at rest with its wheels on flat ground at
-    /// `ground_position` (world, m) facing `yaw_rad`.
-    pub fn new(spec: &CarSpec, ground_position: [f64; 3], yaw_rad: f64) -> Car {
+    /// Builds a car from a validated spec, at rest at `ground_position` (world, m) facing
+    /// `yaw_rad`, its body aligned with the ground normal of `track` there.
+    pub fn new(spec: &CarSpec, track: &Track, ground_position: [f64; 3], yaw_rad: f64) -> Car {
         let c = &spec.chassis;
         let a = c.cog_to_front_axle_m;
         let b = c.wheelbase_m - a;
@@ -146,6 +147,7 @@ impl Car {
             tyre,
             steering: Steering::new(&spec.steering, c.wheelbase_m, c.track_front_m),
             brakes: Brakes::new(&spec.brakes),
+            brake_spec: spec.brakes.clone(),
             aero: spec.aero.clone(),
             aero_points: [Vec3::new(a, 0.0, 0.0), Vec3::new(-b, 0.0, 0.0)],
             drivetrain: Drivetrain::new(&spec.drivetrain),
@@ -166,13 +168,16 @@ impl Car {
             sr.static_compression_m,
             sr.static_compression_m,
         ];
+        let ground = track.ground(
+            ground_position[0],
+            ground_position[1],
+            &mut TrackHint::default(),
+        );
+        let normal = Vec3::from_array(ground.normal);
+        let base = Vec3::new(ground_position[0], ground_position[1], ground.height_m);
         car.start_state = CarState {
-            position: Vec3::new(
-                ground_position[0],
-                ground_position[1],
-                ground_position[2] + c.cog_height_m,
-            ),
-            orientation: Quat::from_yaw(yaw_rad),
+            position: base + normal * c.cog_height_m,
+            orientation: Quat::from_to(Vec3::Z, normal).product(Quat::from_yaw(yaw_rad)),
             travel,
             ..CarState::default()
         };
@@ -184,7 +189,8 @@ impl Car {
     /// Puts the car back where it started, at rest, with fresh brakes and driveline state.
     pub fn reset(&mut self) {
         self.state = self.start_state;
-        self.brakes.pressure = 0.0;
+        self.brakes = Brakes::new(&self.brake_spec);
+        self.telemetry = CarTelemetry::default();
         self.drivetrain = Drivetrain::new(&self.drivetrain_spec);
         self.drivetrain.set_wheel_radius_m(self.tyre.radius_m);
         self.controls = Controls::default();
@@ -198,6 +204,38 @@ impl Car {
     /// The state after the last step.
     pub fn state(&self) -> &CarState {
         &self.state
+    }
+
+    /// Replaces the state (test rigs and manoeuvres: initial conditions, kicks).
+    pub fn set_state(&mut self, state: CarState) {
+        self.state = state;
+    }
+
+    /// Rolls the car straight ahead at `speed_mps` (body x), wheels turning at the matching
+    /// rate and tyres undeflected: the starting condition of the manoeuvres.
+    pub fn set_speed(&mut self, speed_mps: f64) {
+        let rot = self.state.orientation.to_mat3();
+        self.state.velocity = rot.column(0) * speed_mps;
+        self.state.angular_velocity_body = Vec3::ZERO;
+        let radius = self.rolling_radius_m();
+        self.state.wheel_omega = [speed_mps / radius; 4];
+        self.state.slip = Default::default();
+    }
+
+    /// Tyre rolling radius at the static load, m.
+    pub fn rolling_radius_m(&self) -> f64 {
+        let load = self.mass_kg * GRAVITY_MPS2 / 4.0;
+        self.tyre.radius_m - load / self.tyre.vertical_stiffness
+    }
+
+    /// Line pressure of the brakes, 0..1 of full.
+    pub fn brake_pressure(&self) -> f64 {
+        self.brakes.pressure
+    }
+
+    /// The drivetrain (gear, engine state).
+    pub fn drivetrain(&self) -> &Drivetrain {
+        &self.drivetrain
     }
 
     /// Telemetry after the last step.
