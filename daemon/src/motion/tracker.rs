@@ -57,9 +57,9 @@ impl Tracker {
     pub fn step(&mut self, target: &[f64; MAX_ACTUATORS]) {
         let range = self.limits.usable_half_travel;
         let (v_max, a_max, dt) = (self.limits.max_speed, self.limits.max_accel, self.dt_s);
-        for i in 0..self.count {
-            let goal = if target[i].is_finite() {
-                target[i].clamp(-range, range)
+        for (i, &wanted_position) in target.iter().enumerate().take(self.count) {
+            let goal = if wanted_position.is_finite() {
+                wanted_position.clamp(-range, range)
             } else {
                 self.position[i]
             };

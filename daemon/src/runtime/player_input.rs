@@ -52,19 +52,17 @@ impl std::fmt::Debug for InputThreads {
 /// `publish`. Runs off the RT thread at start and on every reload (the previous
 /// [`InputThreads`] is dropped first).
 ///
-/// Input features register with ONE line below: push a guard whose `Drop` stops their
+/// Input features register with ONE entry below: a guard whose `Drop` stops their
 /// threads. With nothing registered the slot keeps [`PlayerInput::DISCONNECTED`] and the robot
 /// drives the player car.
 pub fn start_input_threads(
     config: &rig_config::Config,
     publish: crate::handoff::LatestWriter<PlayerInput>,
 ) -> anyhow::Result<InputThreads> {
-    let mut guards: Vec<Box<dyn Send>> = Vec::new();
-
-    // ---- Input registrations: one line per feature, e.g.
-    //      guards.push(Box::new(crate::input::start(config, publish)?));
-    guards.push(Box::new(crate::input::start(config, publish)?));
-    guards.push(Box::new(crate::serial_input::start_all(config)?));
-    // ---- end of input registrations.
+    // Input registrations: one entry per feature.
+    let guards: Vec<Box<dyn Send>> = vec![
+        Box::new(crate::input::start(config, publish)?),
+        Box::new(crate::serial_input::start_all(config)?),
+    ];
     Ok(InputThreads { _guards: guards })
 }

@@ -110,7 +110,7 @@ pub fn merged(mut input: PlayerInput) -> PlayerInput {
             clutch: axis(1),
             throttle: axis(2),
             brake: axis(3),
-            gear: (gear != NO_GEAR).then(|| gear as i8),
+            gear: (gear != NO_GEAR).then_some(gear as i8),
             gear_up_presses: slot.gear_up_presses.load(Ordering::Relaxed),
             gear_down_presses: slot.gear_down_presses.load(Ordering::Relaxed),
             starter: slot.starter.load(Ordering::Relaxed),

@@ -95,6 +95,8 @@ mod tests {
     fn limits() -> DriverLimits {
         DriverLimits {
             mu_lat: 1.0,
+            load_sensitivity: 0.0,
+            nominal_load_n: 4000.0,
             mu_long: 1.0,
             driven_weight_fraction: 0.5,
             mass_kg: 1000.0,

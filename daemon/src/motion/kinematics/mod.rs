@@ -130,8 +130,8 @@ impl Platform {
                 drive,
             } => {
                 let pose = self.reachable_components(*pose);
-                for i in 0..*count {
-                    out.values[i] = planar::actuator_value(&pose, points[i], *drive, i)?;
+                for (i, point) in points.iter().enumerate().take(*count) {
+                    out.values[i] = planar::actuator_value(&pose, *point, *drive, i)?;
                 }
             }
             Platform::StewartLinear(g) => {
@@ -252,10 +252,11 @@ fn solve(m: &mut [[f64; 7]; 6], n: usize) -> Option<[f64; 6]> {
         m.swap(col, pivot);
         for row in col + 1..n {
             let f = m[row][col] / m[col][col];
-            for k in col..n {
-                m[row][k] -= f * m[col][k];
+            let pivot_row = m[col];
+            for (value, pivot) in m[row][col..n].iter_mut().zip(&pivot_row[col..n]) {
+                *value -= f * pivot;
             }
-            m[row][6] -= f * m[col][6];
+            m[row][6] -= f * pivot_row[6];
         }
     }
     let mut x = [0.0; 6];

@@ -128,18 +128,14 @@ fn symmetric_eigenvalues(mut m: [[f64; 6]; 6]) -> [f64; 6] {
                 let t = if theta == 0.0 { 1.0 } else { t };
                 let c = 1.0 / (t * t + 1.0).sqrt();
                 let s = t * c;
-                for k in 0..6 {
-                    let mkp = m[k][p];
-                    let mkq = m[k][q];
-                    m[k][p] = c * mkp - s * mkq;
-                    m[k][q] = s * mkp + c * mkq;
+                for row in m.iter_mut() {
+                    let (mkp, mkq) = (row[p], row[q]);
+                    row[p] = c * mkp - s * mkq;
+                    row[q] = s * mkp + c * mkq;
                 }
-                for k in 0..6 {
-                    let mpk = m[p][k];
-                    let mqk = m[q][k];
-                    m[p][k] = c * mpk - s * mqk;
-                    m[q][k] = s * mpk + c * mqk;
-                }
+                let (row_p, row_q) = (m[p], m[q]);
+                m[p] = std::array::from_fn(|k| c * row_p[k] - s * row_q[k]);
+                m[q] = std::array::from_fn(|k| s * row_p[k] + c * row_q[k]);
             }
         }
     }
