@@ -32,6 +32,9 @@ impl Notifier {
                 SocketAddr::from_pathname(&path).ok()?
             };
             let socket = UnixDatagram::unbound().ok()?;
+            // A service manager that stops reading must never stall the daemon: a full
+            // socket drops the message instead of blocking.
+            socket.set_nonblocking(true).ok()?;
             Some((socket, addr))
         });
         Notifier { target }
