@@ -6,9 +6,10 @@
 
 use crate::car::Car;
 use crate::controls::Controls;
+use crate::lap::LapTimer;
 use crate::spec::CarSpec;
 use crate::telemetry::CarTelemetry;
-use crate::track::Track;
+use crate::track::{Track, TrackHint};
 
 /// Longest single integration step, s; longer `step` calls are sub-divided.
 pub const MAX_SUBSTEP_S: f64 = 0.002;
@@ -22,6 +23,8 @@ pub struct CarId(pub usize);
 pub struct World {
     track: Track,
     cars: Vec<Car>,
+    /// Lap and sector timing per car, with the car's cached track position.
+    laps: Vec<(LapTimer, TrackHint)>,
     time_s: f64,
 }
 
@@ -31,6 +34,7 @@ impl World {
         World {
             track,
             cars: Vec::new(),
+            laps: Vec::new(),
             time_s: 0.0,
         }
     }
@@ -46,12 +50,15 @@ impl World {
         let slot = self.cars.len();
         let (position, yaw) = self.track.start_pose(slot);
         self.cars.push(Car::new(spec, &self.track, position, yaw));
+        self.laps
+            .push((LapTimer::new(&self.track), TrackHint::default()));
         CarId(slot)
     }
 
     /// Puts a car back on its start slot, at rest.
     pub fn reset_car(&mut self, car: CarId) {
         self.cars[car.0].reset();
+        self.laps[car.0].0 = LapTimer::new(&self.track);
     }
 
     /// Number of cars.
@@ -79,8 +86,10 @@ impl World {
         let substeps = (dt_s / MAX_SUBSTEP_S).ceil().max(1.0);
         let h = dt_s / substeps;
         for _ in 0..substeps as u64 {
-            for car in &mut self.cars {
+            for (car, (lap, hint)) in self.cars.iter_mut().zip(&mut self.laps) {
                 car.step(&self.track, h);
+                let coord = self.track.project(car.telemetry().position_m, hint);
+                lap.update(&coord, h);
             }
         }
         self.time_s += dt_s;
@@ -88,7 +97,9 @@ impl World {
 
     /// The telemetry of one car after the last step.
     pub fn telemetry(&self, car: CarId) -> CarTelemetry {
-        *self.cars[car.0].telemetry()
+        let mut telemetry = *self.cars[car.0].telemetry();
+        telemetry.lap = self.laps[car.0].0.telemetry();
+        telemetry
     }
 
     /// One car (state, parameters).
