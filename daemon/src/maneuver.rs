@@ -1,16 +1,82 @@
-//! `rigd maneuver`: scripted driving on the physics alone, printed as CSV.
+//! `rigd maneuver`: scripted driving on the physics alone, printed as CSV for vehicle tuners.
 //!
-//! The maneuvers themselves belong to rig-physics (`rig_physics::maneuver`); until that
-//! module exists this command says so and fails (exit 1) instead of printing made-up data.
+//! The manoeuvres (ISO 4138 steady-state circle, ISO 7401 step steer, straight-line braking,
+//! full-throttle acceleration, coast-down) live in `rig_physics::maneuver`; this module maps
+//! the command line onto them and loads the car the same way `[sim] car` does (a built-in name
+//! or a path to a car TOML file). Columns: docs/maneuvers.md.
 
-use anyhow::Result;
+use anyhow::{bail, Context, Result};
+use rig_physics::maneuver::Maneuver;
+use rig_physics::spec::CarSpec;
 
 use crate::cli::ManeuverArgs;
 
-/// Runs the maneuver `args` names.
+/// The manoeuvre names and what each does, for `--list` and error messages.
+const MANEUVERS: [(&str, &str); 5] = [
+    ("steady-circle", "ISO 4138 constant radius with slowly rising speed (--radius-m, --speed-kph to --speed-end-kph, --duration-s)"),
+    ("step-steer", "ISO 7401 step steer at held speed (--speed-kph, --steer-deg, --duration-s)"),
+    ("braking", "straight-line braking to rest (--speed-kph, --pedal)"),
+    ("acceleration", "full throttle from rest with gear changes (--duration-s)"),
+    ("coast-down", "rolling in neutral with no input (--speed-kph, --duration-s)"),
+];
+
+/// Runs the manoeuvre `args` names and writes its CSV trace to standard output.
 pub fn run(args: &ManeuverArgs) -> Result<()> {
-    let _ = args;
-    anyhow::bail!(
-        "maneuvers are not available in this build: rig-physics has no maneuver module yet (fix: update rigd; `rigd run` and `rigd bench loop` work without it)"
-    )
+    if args.list {
+        for (name, what) in MANEUVERS {
+            println!("{name:14} {what}");
+        }
+        return Ok(());
+    }
+    let Some(name) = args.name.as_deref() else {
+        bail!("no manoeuvre named (fix: give one of {}, e.g. `rigd maneuver step-steer --car road --speed-kph 80 --steer-deg 30`)", names());
+    };
+    let maneuver = match name {
+        "steady-circle" => Maneuver::SteadyStateCircle {
+            radius_m: args.radius_m,
+            speed_start_kph: args.speed_kph.unwrap_or(20.0),
+            speed_end_kph: args.speed_end_kph,
+            duration_s: args.duration_s.unwrap_or(60.0),
+        },
+        "step-steer" => Maneuver::StepSteer {
+            speed_kph: args.speed_kph.unwrap_or(80.0),
+            steer_deg: args.steer_deg,
+            duration_s: args.duration_s.unwrap_or(4.0),
+        },
+        "braking" => Maneuver::Braking {
+            speed_kph: args.speed_kph.unwrap_or(100.0),
+            pedal: args.pedal,
+        },
+        "acceleration" => Maneuver::Acceleration {
+            duration_s: args.duration_s.unwrap_or(20.0),
+        },
+        "coast-down" => Maneuver::CoastDown {
+            speed_kph: args.speed_kph.unwrap_or(100.0),
+            duration_s: args.duration_s.unwrap_or(120.0),
+        },
+        other => bail!("unknown manoeuvre `{other}` (fix: use one of {}; `rigd maneuver --list` describes them)", names()),
+    };
+    let car = load_car(&args.car)?;
+    let rows = rig_physics::maneuver::simulate(&car, &maneuver)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    rig_physics::maneuver::write_csv(&rows, &mut out).context("writing the manoeuvre trace")?;
+    Ok(())
+}
+
+fn names() -> String {
+    MANEUVERS.map(|(name, _)| name).join(", ")
+}
+
+/// A built-in car by name, or a car TOML file when `name` looks like a path.
+fn load_car(name: &str) -> Result<CarSpec> {
+    if rig_config::sim::SimConfig::is_path(name) {
+        let text = std::fs::read_to_string(name).with_context(|| {
+            format!("cannot read car file `{name}` (fix: correct the path, or name a built-in car)")
+        })?;
+        Ok(CarSpec::from_toml(&text, name)?)
+    } else {
+        Ok(rig_physics::builtin::car(name)?)
+    }
 }

@@ -69,6 +69,28 @@ pub struct ManeuverArgs {
     /// List the maneuvers.
     #[arg(long)]
     pub list: bool,
+    /// Car: a built-in name or a path to a car TOML file.
+    #[arg(long, default_value = "road")]
+    pub car: String,
+    /// Speed held (step-steer), initial speed (braking, coast-down) or start of the ramp
+    /// (steady-circle), km/h.
+    #[arg(long)]
+    pub speed_kph: Option<f64>,
+    /// End of the speed ramp (steady-circle), km/h.
+    #[arg(long, default_value_t = 90.0)]
+    pub speed_end_kph: f64,
+    /// Steering-wheel angle after the step (step-steer), degrees, positive left.
+    #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
+    pub steer_deg: f64,
+    /// Circle radius (steady-circle), m.
+    #[arg(long, default_value_t = 100.0)]
+    pub radius_m: f64,
+    /// Brake pedal (braking), 0..1.
+    #[arg(long, default_value_t = 1.0)]
+    pub pedal: f64,
+    /// Duration, s (each manoeuvre has its own default).
+    #[arg(long)]
+    pub duration_s: Option<f64>,
 }
 
 /// The benchmarks.
