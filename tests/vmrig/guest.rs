@@ -146,8 +146,11 @@ impl Hidg {
         }
     }
 
+    /// Discards pending reports: until 30 ms pass without one, but never longer than 500 ms,
+    /// because a writer fed a changing torque reports every few ms and would never go quiet.
     fn drain(&mut self) {
-        while self.next(Duration::from_millis(30)).is_some() {}
+        let end = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < end && self.next(Duration::from_millis(30)).is_some() {}
     }
 
     /// Collects output reports for `d`.
