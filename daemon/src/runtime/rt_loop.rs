@@ -158,6 +158,8 @@ pub struct RtLoop {
     faulted: bool,
     estop: bool,
     reset_held: bool,
+    /// The player rim's force-feedback state (atomics; read each tick for the frame).
+    ffb_link: Arc<crate::ffb::link::FfbLink>,
 }
 
 impl RtLoop {
@@ -174,6 +176,7 @@ impl RtLoop {
             faulted: false,
             estop: false,
             reset_held: false,
+            ffb_link: crate::ffb::player_link(),
         }
     }
 
@@ -220,7 +223,7 @@ impl RtLoop {
             car_index: 0,
             car,
             health: self.health.current(),
-            ffb: Default::default(),
+            ffb: self.ffb_link.status(),
         };
         self.sequence = self.sequence.wrapping_add(1);
         for stage in &mut self.parts.stages {
