@@ -2,12 +2,11 @@
 //!
 //! The manoeuvres (ISO 4138 steady-state circle, ISO 7401 step steer, straight-line braking,
 //! full-throttle acceleration, coast-down) live in `rig_physics::maneuver`; this module maps
-//! the command line onto them and loads the car the same way `[sim] car` does (a built-in name
-//! or a path to a car TOML file). Columns: docs/maneuvers.md.
+//! the command line onto them and loads the car with the same loader as `[sim] car` (a
+//! built-in name or a path to a car TOML file). Columns: docs/maneuvers.md.
 
 use anyhow::{bail, Context, Result};
 use rig_physics::maneuver::Maneuver;
-use rig_physics::spec::CarSpec;
 
 use crate::cli::ManeuverArgs;
 
@@ -56,7 +55,8 @@ pub fn run(args: &ManeuverArgs) -> Result<()> {
         },
         other => bail!("unknown manoeuvre `{other}` (fix: use one of {}; `rigd maneuver --list` describes them)", names()),
     };
-    let car = load_car(&args.car)?;
+    let car = crate::runtime::simulation::load_car("--car", &args.car)
+        .map_err(|p| anyhow::anyhow!("{}: {} (fix: {})", p.field, p.message, p.fix))?;
     let rows = rig_physics::maneuver::simulate(&car, &maneuver)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let stdout = std::io::stdout();
@@ -67,16 +67,4 @@ pub fn run(args: &ManeuverArgs) -> Result<()> {
 
 fn names() -> String {
     MANEUVERS.map(|(name, _)| name).join(", ")
-}
-
-/// A built-in car by name, or a car TOML file when `name` looks like a path.
-fn load_car(name: &str) -> Result<CarSpec> {
-    if rig_config::sim::SimConfig::is_path(name) {
-        let text = std::fs::read_to_string(name).with_context(|| {
-            format!("cannot read car file `{name}` (fix: correct the path, or name a built-in car)")
-        })?;
-        Ok(CarSpec::from_toml(&text, name)?)
-    } else {
-        Ok(rig_physics::builtin::car(name)?)
-    }
 }

@@ -98,17 +98,23 @@ pub fn resolve(sim: &SimConfig) -> Result<(Track, CarSpec), Vec<FieldProblem>> {
         rig_physics::track::builtin,
         Track::from_toml,
     );
-    let car = load_data(
-        "sim.car",
-        &sim.car,
-        "car",
-        rig_physics::builtin::car,
-        CarSpec::from_toml,
-    );
+    let car = load_car("sim.car", &sim.car);
     match (track, car) {
         (Ok(track), Ok(car)) => Ok((track, car)),
         (track, car) => Err(track.err().into_iter().chain(car.err()).collect()),
     }
+}
+
+/// A car by built-in name, or from a car TOML file when `name` is a path; problems are
+/// reported against `field`.
+pub fn load_car(field: &str, name: &str) -> Result<CarSpec, FieldProblem> {
+    load_data(
+        field,
+        name,
+        "car",
+        rig_physics::builtin::car,
+        CarSpec::from_toml,
+    )
 }
 
 fn load_data<T>(
