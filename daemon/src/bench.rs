@@ -11,32 +11,18 @@ use rig_config::Config;
 use crate::runtime::health::HealthTotals;
 use crate::runtime::player_input::PlayerInput;
 use crate::runtime::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
-use crate::runtime::rt_setup::{self, PmQosGuard};
+use crate::runtime::rt_setup;
 use crate::runtime::rt_thread::RtThread;
 use crate::runtime::simulation::Simulation;
 use crate::runtime::stages::build_output_stages;
 
 /// Runs the loop of `config` for `seconds` and prints the report.
 pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
-    let mut refused = Vec::new();
-    if config.realtime.lock_memory {
-        if let Err(e) = rt_setup::lock_memory() {
-            refused.push(e);
-        }
-    }
-    let core = config
-        .realtime
-        .core
-        .map_or_else(rt_setup::last_core, |c| c as usize);
-    let _pm_qos = PmQosGuard::request(
-        config.realtime.pm_qos,
-        config.realtime.pm_qos_latency_us,
+    let rt_setup::ProcessSetup {
         core,
-    )
-    .unwrap_or_else(|e| {
-        refused.push(e);
-        PmQosGuard::None
-    });
+        pm_qos: _pm_qos,
+        mut refused,
+    } = rt_setup::ProcessSetup::prepare(&config.realtime);
     let sim = Simulation::build(&config.sim, config.realtime.rate_hz)?;
     let cars = sim.car_count();
     let (_input_writer, input) = crate::handoff::latest_value(PlayerInput::DISCONNECTED);

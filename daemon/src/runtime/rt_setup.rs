@@ -77,6 +77,74 @@ pub fn pin_current_thread(core: usize) -> Result<(), NotGranted> {
     }
 }
 
+/// Keeps the calling thread, and every thread it spawns afterwards, off the RT core: they may
+/// run on any other online core. Called on the main thread before anything else is spawned,
+/// so telemetry, input, display and tokio threads never share the RT core (on a kernel without
+/// full preemption a system call in progress there delays the RT wake-up until it returns).
+/// On a single-core machine this does nothing.
+pub fn keep_off_core(rt_core: usize) -> Result<(), NotGranted> {
+    let online = last_core() + 1;
+    if online < 2 || rt_core >= online {
+        return Ok(());
+    }
+    // SAFETY: an all-zero cpu_set_t is valid; every CPU_SET index is below `online`, which is
+    // below CPU_SETSIZE on any machine that reports it.
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for core in (0..online.min(libc::CPU_SETSIZE as usize)).filter(|&c| c != rt_core) {
+            libc::CPU_SET(core, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(NotGranted {
+            what: format!("keeping other threads off core {rt_core}"),
+            error: last_os_error(),
+        })
+    }
+}
+
+/// What the process holds for the RT loop while it runs: the core it uses, the PM QoS
+/// request, and every request the system refused (for the one warning).
+#[derive(Debug)]
+pub struct ProcessSetup {
+    /// The core the RT thread is pinned to.
+    pub core: usize,
+    /// The PM QoS request, released on drop.
+    pub pm_qos: PmQosGuard,
+    /// What was refused so far.
+    pub refused: Vec<NotGranted>,
+}
+
+impl ProcessSetup {
+    /// Locks memory (when configured), keeps the calling thread off the RT core and makes the
+    /// PM QoS request. Call on the main thread before any other thread is spawned.
+    pub fn prepare(config: &rig_config::realtime::LoopConfig) -> ProcessSetup {
+        let mut refused = Vec::new();
+        if config.lock_memory {
+            if let Err(e) = lock_memory() {
+                refused.push(e);
+            }
+        }
+        let core = config.core.map_or_else(last_core, |c| c as usize);
+        if let Err(e) = keep_off_core(core) {
+            refused.push(e);
+        }
+        let pm_qos = PmQosGuard::request(config.pm_qos, config.pm_qos_latency_us, core)
+            .unwrap_or_else(|e| {
+                refused.push(e);
+                PmQosGuard::None
+            });
+        ProcessSetup {
+            core,
+            pm_qos,
+            refused,
+        }
+    }
+}
+
 /// Makes the calling thread SCHED_FIFO at `priority`. When refused, removes the thread's
 /// timer slack instead (SCHED_OTHER threads otherwise wake up to 50 us late by design).
 pub fn make_current_thread_fifo(priority: u8) -> Result<(), NotGranted> {

@@ -198,27 +198,11 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
         |p| p.display().to_string(),
     );
 
-    let mut refused = Vec::new();
-    if config.realtime.lock_memory {
-        if let Err(e) = rt_setup::lock_memory() {
-            refused.push(e);
-        }
-    }
-    let core = config
-        .realtime
-        .core
-        .map_or_else(rt_setup::last_core, |c| c as usize);
-    let mut pm_qos = match PmQosGuard::request(
-        config.realtime.pm_qos,
-        config.realtime.pm_qos_latency_us,
+    let rt_setup::ProcessSetup {
         core,
-    ) {
-        Ok(guard) => guard,
-        Err(e) => {
-            refused.push(e);
-            PmQosGuard::None
-        }
-    };
+        mut pm_qos,
+        mut refused,
+    } = rt_setup::ProcessSetup::prepare(&config.realtime);
 
     let shared = Arc::new(LoopShared::default());
     let (slots, mut readers) = FrameSlots::new(SLOT_COUNT);
