@@ -6,7 +6,9 @@
 # the ratios rigd / cyclictest. Latency = wake-up time minus the absolute deadline for both.
 # Percentiles are nearest-rank over 1 us buckets, reported as the bucket's upper edge for both.
 # Needs root (or LimitRTPRIO/CAP_SYS_NICE and access to /dev/cpu_dma_latency).
-# Usage: [RIGD_BIN=path] scripts/bench-loop.sh [SECONDS per run, default 60] [ROUNDS, default 1] [ROBOTS, default 0]
+# SPIN_US=N makes rigd wake N us early and spin to each deadline (its optional final spin;
+# cyclictest has no such mode, so the like-for-like comparison is the default SPIN_US=0).
+# Usage: [RIGD_BIN=path] [SPIN_US=N] scripts/bench-loop.sh [SECONDS per run, default 60] [ROUNDS, default 1] [ROBOTS, default 0]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -34,7 +36,7 @@ rate_hz = $(( 1000000 / interval_us ))
 core = $core
 priority = $priority
 lock_memory = true
-spin_us = 0
+spin_us = ${SPIN_US:-0}
 pm_qos = "dma-latency"
 pm_qos_latency_us = 0
 TOML
@@ -59,11 +61,22 @@ cyclictest_stats() {
         }'
 }
 
-printf "bench-loop: %s s per run, %s round(s), core %s, SCHED_FIFO %s, %s us interval, %s robot car(s), %s, kernel %s\n" \
-    "$seconds" "$rounds" "$core" "$priority" "$interval_us" "$robots" "$(date -u +%FT%TZ)" "$(uname -r)"
+run_cyclictest() {
+    cyclictest -q -m --policy=fifo -p "$priority" -a "$core" -i "$interval_us" -D "${seconds}s" -h 20000 | cyclictest_stats
+}
+run_rigd() {
+    "$bin" --config "$tmp/bench.toml" bench loop --seconds "$seconds" 2>"$tmp/rigd.err"
+}
+
+printf "bench-loop: %s s per run, %s round(s), core %s, SCHED_FIFO %s, %s us interval, %s robot car(s), rigd spin %s us, %s, kernel %s\n" \
+    "$seconds" "$rounds" "$core" "$priority" "$interval_us" "$robots" "${SPIN_US:-0}" "$(date -u +%FT%TZ)" "$(uname -r)"
 for round in $(seq 1 "$rounds"); do
-    ct="$(cyclictest -q -m --policy=fifo -p "$priority" -a "$core" -i "$interval_us" -D "${seconds}s" -h 20000 | cyclictest_stats)"
-    rg="$("$bin" --config "$tmp/bench.toml" bench loop --seconds "$seconds" 2>"$tmp/rigd.err")" || { cat "$tmp/rigd.err" >&2; exit 1; }
+    # Alternate which one runs first, so slow drifts of the host's load hit both alike.
+    if (( round % 2 == 1 )); then
+        ct="$(run_cyclictest)"; rg="$(run_rigd)" || { cat "$tmp/rigd.err" >&2; exit 1; }
+    else
+        rg="$(run_rigd)" || { cat "$tmp/rigd.err" >&2; exit 1; }; ct="$(run_cyclictest)"
+    fi
     grep -q "not granted" "$tmp/rigd.err" && cat "$tmp/rigd.err" >&2
     rg_wake="$(echo "$rg" | grep '^wake latency')"
     rg_late="$(echo "$rg" | grep '^late wake-ups')"
