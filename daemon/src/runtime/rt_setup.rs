@@ -53,28 +53,38 @@ pub fn last_core() -> usize {
     (online.max(1) - 1) as usize
 }
 
-/// Pins the calling thread to `core`.
-pub fn pin_current_thread(core: usize) -> Result<(), NotGranted> {
-    // SAFETY: an all-zero cpu_set_t is valid; CPU_SET stays inside it for core < CPU_SETSIZE.
+/// Restricts the calling thread (and threads it spawns later) to `cores`; `what` names the
+/// request in the warning when it is refused.
+fn set_affinity(cores: impl Iterator<Item = usize>, what: String) -> Result<(), NotGranted> {
+    let max = libc::CPU_SETSIZE as usize;
+    // SAFETY: an all-zero cpu_set_t is valid; CPU_SET is only called for cores below
+    // CPU_SETSIZE, so it stays inside the set.
     let rc = unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if core >= libc::CPU_SETSIZE as usize {
-            return Err(NotGranted {
-                what: format!("pinning to core {core}"),
-                error: "core number too large".into(),
-            });
+        for core in cores {
+            if core >= max {
+                return Err(NotGranted {
+                    what,
+                    error: "core number too large".into(),
+                });
+            }
+            libc::CPU_SET(core, &mut set);
         }
-        libc::CPU_SET(core, &mut set);
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
     };
     if rc == 0 {
         Ok(())
     } else {
         Err(NotGranted {
-            what: format!("pinning to core {core}"),
+            what,
             error: last_os_error(),
         })
     }
+}
+
+/// Pins the calling thread to `core`.
+pub fn pin_current_thread(core: usize) -> Result<(), NotGranted> {
+    set_affinity(std::iter::once(core), format!("pinning to core {core}"))
 }
 
 /// Keeps the calling thread, and every thread it spawns afterwards, off the RT core: they may
@@ -87,23 +97,10 @@ pub fn keep_off_core(rt_core: usize) -> Result<(), NotGranted> {
     if online < 2 || rt_core >= online {
         return Ok(());
     }
-    // SAFETY: an all-zero cpu_set_t is valid; every CPU_SET index is below `online`, which is
-    // below CPU_SETSIZE on any machine that reports it.
-    let rc = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for core in (0..online.min(libc::CPU_SETSIZE as usize)).filter(|&c| c != rt_core) {
-            libc::CPU_SET(core, &mut set);
-        }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(NotGranted {
-            what: format!("keeping other threads off core {rt_core}"),
-            error: last_os_error(),
-        })
-    }
+    set_affinity(
+        (0..online).filter(|&c| c != rt_core),
+        format!("keeping other threads off core {rt_core}"),
+    )
 }
 
 /// What the process holds for the RT loop while it runs: the core it uses, the PM QoS
