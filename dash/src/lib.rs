@@ -17,6 +17,7 @@
 //! ```
 
 pub mod app;
+pub mod host;
 pub mod keys;
 pub mod net;
 pub mod sample;
@@ -29,6 +30,7 @@ pub mod ui;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::AtomicBool;
 
+pub use host::{HostFeed, HostInfo};
 pub use source::FormatChoice;
 pub use terminal::Dashboard;
 

@@ -180,6 +180,8 @@ pub struct DashState {
     pub gg_trail: VecDeque<[f64; 2]>,
     /// Positions for the track map.
     pub trace: TrackTrace,
+    /// What an embedding program shows besides the packets (empty for a standalone rig-dash).
+    pub host: crate::host::HostInfo,
 }
 
 impl DashState {
@@ -200,6 +202,7 @@ impl DashState {
             },
             gg_trail: VecDeque::with_capacity(GG_TRAIL_LEN),
             trace: TrackTrace::default(),
+            host: crate::host::HostInfo::default(),
         }
     }
 

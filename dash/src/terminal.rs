@@ -35,6 +35,7 @@ impl Drop for TerminalGuard {
 pub struct Dashboard {
     receivers: Receivers,
     fps: u32,
+    host: Option<crate::host::HostFeed>,
 }
 
 impl Dashboard {
@@ -43,7 +44,14 @@ impl Dashboard {
         Ok(Self {
             receivers: Receivers::bind(&options.listen, options.format)?,
             fps: options.fps,
+            host: None,
         })
+    }
+
+    /// Shows what the embedding program puts in `feed` (read once per frame).
+    pub fn with_host(mut self, feed: crate::host::HostFeed) -> Self {
+        self.host = Some(feed);
+        self
     }
 
     /// The bound addresses.
@@ -60,7 +68,14 @@ impl Dashboard {
         let _guard = TerminalGuard;
         let state = DashState::new(self.receivers.local_addrs().to_vec(), Instant::now());
         let app = App::new(state, Instant::now());
-        let ended = event_loop(terminal, app, &self.receivers, self.fps, stop)?;
+        let ended = event_loop(
+            terminal,
+            app,
+            &self.receivers,
+            self.fps,
+            self.host.as_ref(),
+            stop,
+        )?;
         if ended == Ended::Quit {
             stop.store(true, Ordering::SeqCst);
         }
@@ -73,6 +88,7 @@ fn event_loop(
     mut app: App,
     receivers: &Receivers,
     fps: u32,
+    host: Option<&crate::host::HostFeed>,
     stop: &AtomicBool,
 ) -> Result<Ended, DashError> {
     let period = Duration::from_secs_f64(1.0 / f64::from(fps.max(1)));
@@ -87,6 +103,9 @@ fn event_loop(
             app.live_mut().ingest(receivers.drain());
             let dropped = receivers.take_dropped();
             app.live_mut().count_dropped(dropped);
+            if let Some(feed) = host {
+                app.live_mut().host = feed.get();
+            }
             app.set_now(now);
             terminal
                 .draw(|frame| frame.render_widget(&app, frame.area()))

@@ -120,6 +120,10 @@ impl Widget for StatusLine<'_> {
                 THEME.warn,
             ));
         }
+        if let Some(notice) = &view.state.host.notice {
+            spans.push(separator());
+            spans.push(Span::styled(notice.clone(), THEME.warn));
+        }
         Line::from(spans).render(area, buf);
     }
 }

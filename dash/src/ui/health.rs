@@ -225,6 +225,24 @@ impl Widget for HealthPanel<'_> {
     }
 }
 
+/// The embedding program's extra lines (rigd: its telemetry destinations), for the rig page.
+#[derive(Debug, Clone, Copy)]
+pub struct HostPanel<'a>(pub &'a View<'a>);
+
+impl Widget for HostPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let host = &self.0.state.host;
+        let lines: Vec<Line> = host
+            .lines
+            .iter()
+            .map(|line| Line::styled(line.clone(), self.0.value_style()))
+            .collect();
+        Paragraph::new(lines)
+            .block(panel(&host.title))
+            .render(area, buf);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +285,44 @@ mod tests {
         let rows = rows(&render(LoopHealthLine(&view), 80, 1));
         assert!(rows[0].starts_with("loop health: only from rigd (source sends forza)"));
         insta::assert_snapshot!(terminal(HealthPanel(&view), 40, 4).backend());
+    }
+
+    #[test]
+    fn an_embedding_rigd_adds_its_lines_and_its_notice() {
+        let (mut state, now) = live_state();
+        state.host = crate::host::HostInfo {
+            notice: Some("WARN telemetry to 127.0.0.1:4000 refused".to_owned()),
+            title: "rigd telemetry out".to_owned(),
+            lines: vec!["LFS OutGauge to 127.0.0.1:4000: sent 10, errors 5 (refused 5)".to_owned()],
+        };
+        let view = View {
+            state: &state,
+            now,
+            map_zoom: 0,
+        };
+        let panel = rows(&render(HostPanel(&view), 70, 3));
+        assert!(panel[0].contains("rigd telemetry out"), "{panel:?}");
+        assert!(
+            panel[1].contains("sent 10, errors 5 (refused 5)"),
+            "{panel:?}"
+        );
+        let status = rows(&render(crate::ui::chrome::StatusLine(&view), 160, 1));
+        assert!(
+            status[0].contains("WARN telemetry to 127.0.0.1:4000 refused"),
+            "{status:?}"
+        );
+        let page = rows(&render(
+            crate::ui::pages::PageView {
+                page: crate::ui::pages::Page::Rig,
+                view: &view,
+            },
+            80,
+            21,
+        ));
+        assert!(
+            page.iter().any(|row| row.contains("errors 5 (refused 5)")),
+            "the rig page at 80x24 shows the host panel: {page:?}"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
 
 use super::gg::GgDiagram;
-use super::health::{HealthPanel, LoopHealthLine, SourcePanel};
+use super::health::{HealthPanel, HostPanel, LoopHealthLine, SourcePanel};
 use super::laps::Laps;
 use super::map::TrackMap;
 use super::pedals::Pedals;
@@ -158,8 +158,21 @@ fn track(view: &View, area: Rect, buf: &mut Buffer) {
 }
 
 fn rig(view: &View, area: Rect, buf: &mut Buffer) {
-    let [panels, health] =
-        Layout::vertical([Constraint::Min(10), Constraint::Length(1)]).areas(area);
+    let host = &view.state.host;
+    let host_height = if host.lines.is_empty() {
+        0
+    } else {
+        host.lines.len() as u16 + 2
+    };
+    let [panels, host_area, health] = Layout::vertical([
+        Constraint::Min(10),
+        Constraint::Length(host_height),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    if host_height > 0 {
+        HostPanel(view).render(host_area, buf);
+    }
     let [source, loop_health] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(panels);
     SourcePanel(view).render(source, buf);

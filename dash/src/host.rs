@@ -1,0 +1,50 @@
+//! What a program embedding the dashboard (rigd) shows besides the packets: a notice for the
+//! status line (rigd's newest warning, since its log goes to a file while the dashboard owns
+//! the terminal) and extra lines for the rig page (rigd's per-destination telemetry
+//! counters), under a title of its choice.
+//!
+//! The embedder updates a [`HostFeed`] from any thread (never a real-time one: it takes a
+//! lock); the render loop copies it into [`crate::state::DashState::host`] once per frame.
+//! A standalone rig-dash has no feed and shows neither.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The embedder's notice and extra lines, as drawn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostInfo {
+    /// One line for the status line (shown as a warning), e.g. the newest logged warning.
+    pub notice: Option<String>,
+    /// Title of the rig page's extra panel.
+    pub title: String,
+    /// The extra panel's lines (no panel when empty).
+    pub lines: Vec<String>,
+}
+
+/// A shared, updatable [`HostInfo`]; clones share the same value.
+#[derive(Debug, Clone, Default)]
+pub struct HostFeed(Arc<Mutex<HostInfo>>);
+
+impl HostFeed {
+    fn lock(&self) -> MutexGuard<'_, HostInfo> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Replaces the status-line notice.
+    pub fn set_notice(&self, notice: Option<String>) {
+        self.lock().notice = notice;
+    }
+
+    /// Replaces the rig page's extra panel.
+    pub fn set_lines(&self, title: &str, lines: Vec<String>) {
+        let mut info = self.lock();
+        info.title = title.to_owned();
+        info.lines = lines;
+    }
+
+    /// A copy of the current value.
+    pub fn get(&self) -> HostInfo {
+        self.lock().clone()
+    }
+}
