@@ -18,6 +18,7 @@
 
 pub mod app;
 pub mod host;
+pub mod key_decode;
 pub mod keys;
 pub mod net;
 pub mod sample;
@@ -25,6 +26,7 @@ pub mod source;
 pub mod state;
 pub mod terminal;
 pub mod theme;
+pub mod tty;
 pub mod ui;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -97,6 +99,12 @@ pub enum DashError {
          (not through a pipe or a service)"
     )]
     NotATerminal,
+    /// The terminal hung up or closed (its window or tmux server went away).
+    #[error(
+        "the terminal hung up or was closed, so the dashboard stopped; start it again from an \
+         open terminal"
+    )]
+    TerminalGone,
     /// Drawing or reading the terminal failed.
     #[error("terminal error: {0}; check that the terminal is still open and supports raw mode")]
     Terminal(std::io::Error),

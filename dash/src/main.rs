@@ -1,6 +1,12 @@
 //! The `rig-dash` command line: parse options, stop cleanly on SIGTERM/SIGHUP/SIGINT, run the
-//! dashboard, and map failures to exit codes (2 for bad arguments, through clap; 1 otherwise).
+//! dashboard, and map failures to exit codes (2 for bad arguments, through clap; 1 otherwise,
+//! including a terminal that went away).
+//!
+//! The handlers only set [`STOP`]; the dashboard's key wait is a `poll(2)` that a signal
+//! interrupts, so the flag is seen at once (within [`rig_dash::terminal::MAX_WAIT`] when the
+//! signal lands on a receiver thread instead).
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,7 +61,8 @@ fn main() -> ExitCode {
     match rig_dash::run_terminal(&options, &STOP) {
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("rig-dash: {error}");
+            // Not `eprintln!`: it panics when stderr is the terminal that just went away.
+            let _ = writeln!(std::io::stderr(), "rig-dash: {error}");
             ExitCode::FAILURE
         }
     }

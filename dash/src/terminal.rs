@@ -3,20 +3,30 @@
 //!
 //! Each frame drains every pending packet (all counted, the newest shown), so 1 kHz input
 //! costs one channel drain per frame and never starves drawing; waiting for keys is bounded by
-//! the time to the next frame, so the stop flag is seen within one frame period.
+//! the time to the next frame and by [`MAX_WAIT`], and a signal cuts it short, so the stop flag
+//! (set by a SIGTERM handler or an embedding program) is seen within one frame period.
+//!
+//! A terminal that goes away (hang-up, end of file or error reading keys) ends the loop with
+//! [`DashError::TerminalGone`] at once: keys come through [`TtyInput`], which reports a
+//! hang-up instead of retrying it in a busy loop the way crossterm's event reader does. The
+//! receiver threads stop when the [`Dashboard`] is dropped on the way out.
 
 use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ratatui::crossterm::event::{self, Event};
 use ratatui::DefaultTerminal;
 
 use crate::app::{App, Flow};
 use crate::keys::action_for;
 use crate::net::Receivers;
 use crate::state::DashState;
+use crate::tty::TtyInput;
 use crate::{DashError, DashOptions, Ended};
+
+/// Longest wait for keys between two checks of the terminal size and the stop flag (matters at
+/// low frame rates: a resize is redrawn and a stop seen within this time).
+pub const MAX_WAIT: Duration = Duration::from_millis(50);
 
 /// Restores the terminal when dropped, so errors and early returns leave it usable.
 struct TerminalGuard;
@@ -64,12 +74,14 @@ impl Dashboard {
         if !io::stdout().is_terminal() {
             return Err(DashError::NotATerminal);
         }
+        let mut input = TtyInput::open().map_err(DashError::Terminal)?;
         let terminal = ratatui::try_init().map_err(DashError::Terminal)?;
         let _guard = TerminalGuard;
         let state = DashState::new(self.receivers.local_addrs().to_vec(), Instant::now());
         let app = App::new(state, Instant::now());
         let ended = event_loop(
             terminal,
+            &mut input,
             app,
             &self.receivers,
             self.fps,
@@ -85,6 +97,7 @@ impl Dashboard {
 
 fn event_loop(
     mut terminal: DefaultTerminal,
+    input: &mut TtyInput,
     mut app: App,
     receivers: &Receivers,
     fps: u32,
@@ -94,6 +107,8 @@ fn event_loop(
     let period = Duration::from_secs_f64(1.0 / f64::from(fps.max(1)));
     let mut next_frame = Instant::now();
     let mut redraw = true;
+    let mut size = input.size();
+    let mut keys = Vec::new();
     loop {
         if stop.load(Ordering::SeqCst) {
             return Ok(Ended::Stopped);
@@ -117,21 +132,25 @@ fn event_loop(
             }
             redraw = false;
         }
-        let timeout = next_frame.saturating_duration_since(Instant::now());
-        if !event::poll(timeout).map_err(DashError::Terminal)? {
-            continue;
-        }
-        match event::read().map_err(DashError::Terminal)? {
-            Event::Key(key) => {
-                if let Some(action) = action_for(key) {
-                    if app.apply(action) == Flow::Quit {
-                        return Ok(Ended::Quit);
-                    }
-                    redraw = true;
+        let timeout = next_frame
+            .saturating_duration_since(Instant::now())
+            .min(MAX_WAIT);
+        keys.clear();
+        input
+            .wait(timeout, &mut keys)
+            .map_err(|_| DashError::TerminalGone)?;
+        for &key in &keys {
+            if let Some(action) = action_for(key) {
+                if app.apply(action) == Flow::Quit {
+                    return Ok(Ended::Quit);
                 }
+                redraw = true;
             }
-            Event::Resize(..) => redraw = true,
-            _ => {}
+        }
+        let current_size = input.size();
+        if current_size != size {
+            size = current_size;
+            redraw = true;
         }
     }
 }

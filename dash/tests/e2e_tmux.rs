@@ -4,8 +4,14 @@
 //! 1 kHz while its garbage counter keeps moving, show NO DATA when valid data stops, and quit
 //! on `q`.
 //!
+//! Exit paths, each in its own tmux server: when the terminal goes away (the tmux server is
+//! killed, closing the pty) rig-dash exits within 2 s instead of spinning on the dead terminal
+//! (it used to spin at ~40 % of a core inside crossterm's event reader and ignore SIGTERM); on
+//! SIGTERM it exits within 1 s with status 0 (handled, not killed) and leaves the alternate
+//! screen.
+//!
 //! Waits poll the screen with generous deadlines (a loaded 2-core machine); nothing here
-//! measures speed.
+//! measures speed. The exit bounds are behaviour (a stuck process never exits), not speed.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::process::Command;
@@ -26,9 +32,10 @@ struct Tmux {
 }
 
 impl Tmux {
-    fn start(command: &str) -> Tmux {
+    /// A server named after `test` (tests run in parallel) running `command` in session `dash`.
+    fn start(test: &str, command: &str) -> Tmux {
         let tmux = Tmux {
-            socket: format!("rig-dash-e2e-{}", std::process::id()),
+            socket: format!("rig-dash-e2e-{test}-{}", std::process::id()),
         };
         let status = tmux
             .command()
@@ -63,6 +70,23 @@ impl Tmux {
             .status()
             .expect("tmux send-keys");
         assert!(status.success());
+    }
+
+    /// The process id of the pane's command (rig-dash itself, started with `exec`).
+    fn pane_pid(&self) -> i32 {
+        self.display("#{pane_pid}")
+            .parse()
+            .expect("tmux reports the pane pid")
+    }
+
+    /// A tmux format evaluated for the `dash` pane.
+    fn display(&self, format: &str) -> String {
+        let output = self
+            .command()
+            .args(["display-message", "-p", "-t", "dash", format])
+            .output()
+            .expect("tmux display-message");
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
     }
 
     fn session_alive(&self) -> bool {
@@ -209,7 +233,7 @@ fn dashboard_follows_a_live_udp_feed_and_survives_garbage() {
         "exec {} --listen {listen} --fps 30",
         env!("CARGO_BIN_EXE_rig-dash")
     );
-    let tmux = Tmux::start(&command);
+    let tmux = Tmux::start("feed", &command);
 
     // Before any packet: NO DATA and where it listens.
     tmux.wait_for("the no-data screen", |s| {
@@ -273,4 +297,77 @@ fn dashboard_follows_a_live_udp_feed_and_survives_garbage() {
         assert!(Instant::now() < deadline, "rig-dash did not quit on q");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// True once `pid` has exited (gone, or a zombie nobody has reaped yet).
+fn exited(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => true,
+    }
+}
+
+/// Waits up to `limit` for `pid` to exit; on timeout kills it (so no spinning process is
+/// left behind) and fails naming `what`.
+fn assert_exits_within(pid: i32, limit: Duration, what: &str) {
+    let started = Instant::now();
+    while !exited(pid) {
+        if started.elapsed() > limit {
+            // SAFETY: kill(2) with a pid this test started; no memory is involved.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("rig-dash (pid {pid}) still running {limit:?} after {what}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn rig_dash_command() -> String {
+    format!(
+        "exec {} --listen {} --fps 30",
+        env!("CARGO_BIN_EXE_rig-dash"),
+        free_udp_port()
+    )
+}
+
+#[test]
+fn exits_when_its_terminal_goes_away() {
+    let tmux = Tmux::start("hangup", &rig_dash_command());
+    tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
+    let pid = tmux.pane_pid();
+    let status = tmux.command().arg("kill-server").status().unwrap();
+    assert!(status.success(), "tmux kill-server failed");
+    assert_exits_within(pid, Duration::from_secs(2), "its terminal went away");
+}
+
+#[test]
+fn sigterm_ends_it_cleanly_and_restores_the_screen() {
+    let tmux = Tmux::start("sigterm", &rig_dash_command());
+    // Keep the pane after rig-dash exits, to read its exit status and final screen.
+    let status = tmux
+        .command()
+        .args(["set-option", "-w", "-t", "dash", "remain-on-exit", "on"])
+        .status()
+        .unwrap();
+    assert!(status.success(), "tmux set-option remain-on-exit failed");
+    tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
+    let pid = tmux.pane_pid();
+    // SAFETY: kill(2) on the pid of the process this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert_exits_within(pid, Duration::from_secs(1), "SIGTERM");
+    let dead = tmux.wait_for("the pane to report rig-dash's exit", |_| {
+        tmux.display("#{pane_dead}") == "1"
+    });
+    assert_eq!(
+        tmux.display("#{pane_dead_status}"),
+        "0",
+        "SIGTERM is handled (clean exit 0), not fatal; screen:\n{dead}"
+    );
+    let screen = tmux.capture();
+    assert!(
+        !screen.contains("NO DATA"),
+        "the alternate screen was left on exit:\n{screen}"
+    );
 }
