@@ -4,14 +4,19 @@
 //! reverse a wheel's rotation within a step (velocity reversal), so a stopped car on the brakes
 //! has wheel speed exactly 0.
 //!
-//! Optional ABS: each wheel's pedal pressure is scaled by a factor that falls while the wheel's
-//! slip ratio is past [`ABS_SLIP_TARGET`] and recovers otherwise (proportional to the slip
-//! error), so every tyre works near its peak force. Below [`ABS_CUT_OUT_MPS`] it is inactive,
-//! as on real cars, so the car still stops and holds with locked wheels. The handbrake is
-//! never modulated.
+//! Optional ABS ([`abs`]): each wheel's pedal torque is scaled by a factor that holds the
+//! tyre at the slip of its Magic Formula peak, so every tyre works at its peak force. Below
+//! [`ABS_CUT_OUT_MPS`] it is inactive, as on real cars, so the car still stops and holds with
+//! locked wheels. The handbrake is never modulated.
+
+pub mod abs;
 
 use crate::data::DataError;
 use crate::spec::check_range;
+use crate::telemetry::WheelTelemetry;
+use crate::tyre::Tyre;
+use abs::Abs;
+pub use abs::ABS_CUT_OUT_MPS;
 use serde::Deserialize;
 
 /// The `[brakes]` table.
@@ -30,13 +35,6 @@ pub struct BrakeSpec {
     #[serde(default)]
     pub abs: bool,
 }
-
-/// Slip ratio the ABS holds each braked wheel at (just short of the usual peak).
-pub const ABS_SLIP_TARGET: f64 = -0.10;
-/// Speed below which the ABS does nothing, m/s.
-pub const ABS_CUT_OUT_MPS: f64 = 2.0;
-/// ABS factor change per second per unit of slip error.
-const ABS_GAIN_PER_S: f64 = 60.0;
 
 impl BrakeSpec {
     /// Range checks.
@@ -76,15 +74,14 @@ pub struct Brakes {
     per_wheel_full_nm: [f64; 4],
     handbrake_nm: f64,
     rise_rate_per_s: f64,
-    abs: bool,
-    abs_factor: [f64; 4],
+    abs: Abs,
     /// Line pressure as a fraction of full, 0..1.
     pub pressure: f64,
 }
 
 impl Brakes {
-    /// Builds from the spec, pressure 0.
-    pub fn new(spec: &BrakeSpec) -> Brakes {
+    /// Builds from the spec, pressure 0; the ABS (if the spec has one) is set up for `tyre`.
+    pub fn new(spec: &BrakeSpec, tyre: &Tyre) -> Brakes {
         let front = 0.5 * spec.max_torque_nm * spec.front_bias;
         let rear = 0.5 * spec.max_torque_nm * (1.0 - spec.front_bias);
         Brakes {
@@ -95,41 +92,33 @@ impl Brakes {
             } else {
                 f64::INFINITY
             },
-            abs: spec.abs,
-            abs_factor: [1.0; 4],
+            abs: Abs::new(spec.abs, tyre),
             pressure: 0.0,
         }
     }
 
     /// Moves the pressure towards the pedal and returns each wheel's torque capacity, N m.
-    /// `slip_ratios` are the wheels' slip ratios of the previous step and `speed_mps` the
-    /// car's speed (both for the ABS).
+    /// `wheels` is the previous step's wheel record and `speed_mps` the car's speed (both for
+    /// the ABS).
     pub fn step(
         &mut self,
         pedal: f64,
         handbrake: f64,
-        slip_ratios: [f64; 4],
+        wheels: &[WheelTelemetry; 4],
         speed_mps: f64,
         dt_s: f64,
     ) -> [f64; 4] {
         let max_change = self.rise_rate_per_s * dt_s;
         self.pressure += (pedal - self.pressure).clamp(-max_change, max_change);
-        let active = self.abs && speed_mps > ABS_CUT_OUT_MPS;
-        for (factor, slip) in self.abs_factor.iter_mut().zip(slip_ratios) {
-            *factor = if active {
-                (*factor + dt_s * ABS_GAIN_PER_S * (slip - ABS_SLIP_TARGET)).clamp(0.0, 1.0)
-            } else {
-                1.0
-            };
-        }
         let p = self.pressure;
+        let pedal_nm = self.per_wheel_full_nm.map(|full| p * full);
+        let f = self.abs.step(pedal_nm, wheels, speed_mps, dt_s);
         let hb = handbrake * self.handbrake_nm;
-        let f = self.abs_factor;
         [
-            p * f[0] * self.per_wheel_full_nm[0],
-            p * f[1] * self.per_wheel_full_nm[1],
-            p * f[2] * self.per_wheel_full_nm[2] + hb,
-            p * f[3] * self.per_wheel_full_nm[3] + hb,
+            pedal_nm[0] * f[0],
+            pedal_nm[1] * f[1],
+            pedal_nm[2] * f[2] + hb,
+            pedal_nm[3] * f[3] + hb,
         ]
     }
 }

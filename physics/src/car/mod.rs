@@ -138,6 +138,7 @@ impl Car {
             Vec3::new(0.0, hw, 0.0),
             Vec3::new(0.0, -hw, 0.0),
         ];
+        let brakes = Brakes::new(&spec.brakes, &tyre);
         let mut car = Car {
             mass_kg: c.mass_kg,
             sprung_mass_kg: c.mass_kg - unsprung,
@@ -146,7 +147,7 @@ impl Car {
             corners,
             tyre,
             steering: Steering::new(&spec.steering, c.wheelbase_m, c.track_front_m),
-            brakes: Brakes::new(&spec.brakes),
+            brakes,
             brake_spec: spec.brakes.clone(),
             aero: spec.aero.clone(),
             aero_points: [Vec3::new(a, 0.0, 0.0), Vec3::new(-b, 0.0, 0.0)],
@@ -189,7 +190,7 @@ impl Car {
     /// Puts the car back where it started, at rest, with fresh brakes and driveline state.
     pub fn reset(&mut self) {
         self.state = self.start_state;
-        self.brakes = Brakes::new(&self.brake_spec);
+        self.brakes = Brakes::new(&self.brake_spec, &self.tyre);
         self.telemetry = CarTelemetry::default();
         self.drivetrain = Drivetrain::new(&self.drivetrain_spec);
         self.drivetrain.set_wheel_radius_m(self.tyre.radius_m);

@@ -70,16 +70,10 @@ impl Car {
         let rim = self.steering.rim_angle(controls.steering);
         let [steer_l, steer_r] = self.steering.road_wheel_angles(rim);
         let steer = [steer_l, steer_r, 0.0, 0.0];
-        let last_slip = [
-            self.telemetry.wheels[0].slip_ratio,
-            self.telemetry.wheels[1].slip_ratio,
-            self.telemetry.wheels[2].slip_ratio,
-            self.telemetry.wheels[3].slip_ratio,
-        ];
         let brake_nm = self.brakes.step(
             controls.brake,
             controls.handbrake,
-            last_slip,
+            &self.telemetry.wheels,
             st.velocity.length(),
             dt,
         );
