@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Parser;
+use rigd::cli::logging::{self, LogTarget};
 use rigd::cli::{exit_code, BenchCommand, Cli, Command, RunArgs};
 use rigd::runtime::service::{self, RunOptions};
 
@@ -13,8 +14,22 @@ fn main() {
     // Before any thread exists, so every thread inherits the blocked mask.
     rigd::signals::block_handled_signals();
     let cli = Cli::parse();
-    init_logging();
-    if let Err(err) = dispatch(cli) {
+    let display = shows_display(&cli);
+    let (log_target, log_problem) = logging::init(display);
+    if let Some(problem) = log_problem {
+        eprintln!("rigd: {problem}");
+    }
+    if let LogTarget::File(path) = &log_target {
+        eprintln!(
+            "rigd: the dashboard uses this terminal, so the log goes to {}",
+            path.display()
+        );
+    }
+    let result = dispatch(cli, display);
+    if let LogTarget::File(path) = &log_target {
+        eprintln!("rigd: the log of this run is in {}", path.display());
+    }
+    if let Err(err) = result {
         let code = exit_code(&err);
         for line in format!("{err:#}").lines() {
             eprintln!("rigd: {line}");
@@ -23,31 +38,23 @@ fn main() {
     }
 }
 
-/// Logs to stderr through tracing: colours only on a terminal, no timestamps under journald
-/// (it adds its own), level from RUST_LOG (default info).
-fn init_logging() {
-    let journald = std::env::var_os("JOURNAL_STREAM").is_some();
-    let ansi = std::io::stderr().is_terminal() && !journald;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
-        .with_target(false);
-    if journald {
-        builder.without_time().init();
-    } else {
-        builder.init();
-    }
+/// True when `rigd run` will draw its display in this terminal (stdout is one and
+/// `--no-display` was not given).
+fn shows_display(cli: &Cli) -> bool {
+    let no_display = match &cli.command {
+        None => false,
+        Some(Command::Run(args)) => args.no_display,
+        Some(_) => return false,
+    };
+    !no_display && std::io::stdout().is_terminal()
 }
 
-fn dispatch(cli: Cli) -> Result<()> {
+fn dispatch(cli: Cli, display: bool) -> Result<()> {
     match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
         Command::Run(args) => {
             let options = RunOptions {
                 config_path: cli.config,
-                display: !args.no_display && std::io::stdout().is_terminal(),
+                display,
                 stall_after: args.test_stall_rt_after_ms.map(Duration::from_millis),
             };
             service::run(options)?;

@@ -118,7 +118,42 @@ impl Validate for LoopConfig {
     }
 }
 
-/// Number of online CPU cores (at least 1).
+/// Number of online CPU cores of the machine (at least 1), from
+/// `/sys/devices/system/cpu/online`. Not `available_parallelism`: that counts only the cores
+/// the calling thread may use, and rigd keeps its main thread off the RT core, so a SIGHUP
+/// reload would otherwise see one core fewer and reject a valid `core`.
 pub fn online_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|list| count_cpu_list(&list))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+/// The number of CPUs in a kernel CPU list such as `0-3,6`; `None` when it does not parse.
+fn count_cpu_list(list: &str) -> Option<usize> {
+    list.trim()
+        .split(',')
+        .map(|range| match range.split_once('-') {
+            Some((first, last)) => {
+                let (first, last): (usize, usize) = (first.parse().ok()?, last.parse().ok()?);
+                last.checked_sub(first).map(|n| n + 1)
+            }
+            None => range.parse::<usize>().ok().map(|_| 1),
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_count_every_listed_cpu() {
+        assert_eq!(count_cpu_list("0-1\n"), Some(2));
+        assert_eq!(count_cpu_list("0"), Some(1));
+        assert_eq!(count_cpu_list("0,2-3,8-15"), Some(11));
+        assert_eq!(count_cpu_list("3-1"), None);
+        assert_eq!(count_cpu_list(""), None);
+    }
 }

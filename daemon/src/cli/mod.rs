@@ -1,6 +1,8 @@
 //! The `rigd` command line (clap derive; doc comments are the help text) and the one place
 //! errors become exit codes: 0 ok, 2 bad configuration, 1 anything else.
 
+pub mod logging;
+
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueHint};

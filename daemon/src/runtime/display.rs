@@ -11,6 +11,11 @@
 //! not as SIGINT; `q`, `Esc` and Ctrl-C end the dashboard and request the daemon's stop.
 //! SIGTERM/SIGINT from elsewhere stop the daemon, which drops the [`Display`]: that sets the
 //! dashboard's stop flag, and it restores the terminal within one frame.
+//!
+//! What the packets do not carry reaches the dashboard through [`Display::show`] (rig-dash's
+//! host feed): the newest logged warning for its status line (the log itself goes to a file
+//! while the dashboard owns the terminal) and rigd's per-destination telemetry counters for
+//! its rig page.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -47,6 +52,23 @@ impl StopRequest {
 pub struct Display {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
+    /// The dashboard's host feed (`None` for the one-line status).
+    host: Option<rig_dash::HostFeed>,
+}
+
+/// Title of the dashboard panel with the telemetry counters.
+pub const TELEMETRY_PANEL_TITLE: &str = "rigd telemetry out";
+
+impl Display {
+    /// Shows `notice` (the newest warning) in the dashboard's status line and
+    /// `telemetry_lines` (one per destination) on its rig page; the one-line status shows
+    /// neither.
+    pub fn show(&self, notice: Option<String>, telemetry_lines: Vec<String>) {
+        if let Some(host) = &self.host {
+            host.set_notice(notice);
+            host.set_lines(TELEMETRY_PANEL_TITLE, telemetry_lines);
+        }
+    }
 }
 
 /// The addresses the dashboard listens on: every destination of an enabled native telemetry
@@ -86,8 +108,9 @@ pub fn start(
         listen,
         ..rig_dash::DashOptions::default()
     };
+    let host = rig_dash::HostFeed::default();
     let dashboard = match rig_dash::Dashboard::bind(&options) {
-        Ok(dashboard) => dashboard,
+        Ok(dashboard) => dashboard.with_host(host.clone()),
         Err(error) => {
             tracing::warn!("dashboard unavailable, using the one-line status: {error}");
             return start_status_line(frames);
@@ -105,6 +128,7 @@ pub fn start(
     Ok(Display {
         stop,
         handle: Some(handle),
+        host: Some(host),
     })
 }
 
@@ -129,6 +153,7 @@ fn start_status_line(mut frames: LatestReader<Frame>) -> std::io::Result<Display
     Ok(Display {
         stop,
         handle: Some(handle),
+        host: None,
     })
 }
 

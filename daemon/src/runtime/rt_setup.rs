@@ -56,6 +56,15 @@ pub fn last_core() -> usize {
 /// Restricts the calling thread (and threads it spawns later) to `cores`; `what` names the
 /// request in the warning when it is refused.
 fn set_affinity(cores: impl Iterator<Item = usize>, what: String) -> Result<(), NotGranted> {
+    set_thread_affinity(0, cores, what)
+}
+
+/// Restricts thread `tid` of this process (0: the calling thread) to `cores`.
+fn set_thread_affinity(
+    tid: libc::pid_t,
+    cores: impl Iterator<Item = usize>,
+    what: String,
+) -> Result<(), NotGranted> {
     let max = libc::CPU_SETSIZE as usize;
     // SAFETY: an all-zero cpu_set_t is valid; CPU_SET is only called for cores below
     // CPU_SETSIZE, so it stays inside the set.
@@ -70,7 +79,7 @@ fn set_affinity(cores: impl Iterator<Item = usize>, what: String) -> Result<(), 
             }
             libc::CPU_SET(core, &mut set);
         }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+        libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set)
     };
     if rc == 0 {
         Ok(())
@@ -101,6 +110,34 @@ pub fn keep_off_core(rt_core: usize) -> Result<(), NotGranted> {
         (0..online).filter(|&c| c != rt_core),
         format!("keeping other threads off core {rt_core}"),
     )
+}
+
+/// Moves every thread the process has now off `rt_core`, as [`keep_off_core`] does for the
+/// caller and the threads it spawns later. For a reload that changes the RT core: call it
+/// while no RT thread runs (after the old loop stopped, before the new one starts), so the
+/// display, watchdog and other long-lived threads leave the new RT core and may use the old.
+pub fn keep_process_off_core(rt_core: usize) -> Result<(), NotGranted> {
+    let online = last_core() + 1;
+    if online < 2 || rt_core >= online {
+        return Ok(());
+    }
+    let what = || format!("moving every thread off core {rt_core}");
+    let tasks = std::fs::read_dir("/proc/self/task").map_err(|e| NotGranted {
+        what: what(),
+        error: e.to_string(),
+    })?;
+    for tid in tasks.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok()) {
+        if let Err(refused) =
+            set_thread_affinity(tid, (0..online).filter(|&c| c != rt_core), what())
+        {
+            // A thread that ended since the directory was read is no failure.
+            let still_running = std::path::Path::new(&format!("/proc/self/task/{tid}")).exists();
+            if still_running {
+                return Err(refused);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What the process holds for the RT loop while it runs: the core it uses, the PM QoS
@@ -175,6 +212,13 @@ pub fn lock_memory() -> Result<(), NotGranted> {
             error: last_os_error(),
         })
     }
+}
+
+/// Undoes [`lock_memory`] (a reload that turned `lock_memory` off).
+pub fn unlock_memory() {
+    // SAFETY: munlockall has no memory-safety preconditions; it cannot fail for a process
+    // that may call mlockall.
+    unsafe { libc::munlockall() };
 }
 
 /// Touches 256 KiB of the calling thread's stack so the RT loop never page-faults on it.

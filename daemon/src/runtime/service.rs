@@ -3,18 +3,25 @@
 //!
 //! Start: config -> memory lock and PM QoS -> input threads, output stages, world -> RT thread
 //! (pinned, SCHED_FIFO) -> once it ticks: `READY=1`, watchdog, display. The main thread then
-//! waits for signals and, once a second, logs the loop health and sends `STATUS=` (reading a
-//! latest-value slot, never touching the RT thread). SIGTERM/SIGINT: the loop safe-stops
+//! waits for signals and, once a second, reports health (reading a latest-value slot and the
+//! telemetry sender's atomic counters, never touching the RT thread): `STATUS=` with the loop
+//! figures and every telemetry destination's counters, a loop-health log line (debug level
+//! while the dashboard shows it), the per-destination counters in the log when a destination's
+//! errors grow (at most once per [`crate::telemetry_out::report::REPORT_INTERVAL`]), and the
+//! counters and newest warning on the dashboard. SIGTERM/SIGINT: the loop safe-stops
 //! every stage (`Exit`) within one tick and hands everything back; it is dropped here and the
 //! process exits. SIGHUP: a valid new file safe-stops the stages (`Reload`), rebuilds them
 //! (the world too when `[sim]` or the rate changed) and restarts the loop; an invalid one is
-//! logged and the running configuration stays.
+//! logged and the running configuration stays. A changed `[loop] core` is applied in between,
+//! while no RT thread runs: every existing thread moves off the new core (see
+//! `apply_process_changes`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use rig_config::realtime::LoopConfig;
 use rig_config::Config;
 use rig_protocols::Frame;
 
@@ -28,6 +35,7 @@ use super::stages::build_output_stages;
 use crate::handoff::LatestReader;
 use crate::signals::{self, Signal};
 use crate::systemd::{Notifier, Watchdog};
+use crate::telemetry_out::{self, report::ReportLog, TelemetrySnapshot};
 
 /// How `rigd run` was asked to run.
 #[derive(Debug, Clone, Default)]
@@ -190,6 +198,35 @@ fn status_text(frame: &Frame) -> String {
     )
 }
 
+/// The telemetry part of `STATUS=` (empty without destinations).
+fn telemetry_status(telemetry: &TelemetrySnapshot) -> String {
+    if telemetry.destinations.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " | telemetry: {}",
+            telemetry_out::report::status_text(telemetry)
+        )
+    }
+}
+
+/// Logs the per-destination counters when [`ReportLog`] says they are due: a warning when
+/// errors grew, else information (a new set of destinations).
+fn report_telemetry(log: &mut ReportLog, telemetry: &TelemetrySnapshot) {
+    let Some(report) = log.due(telemetry, Instant::now()) else {
+        return;
+    };
+    let lines = report.lines.join("; ");
+    if report.errors_grew {
+        tracing::warn!(
+            "telemetry counters: {lines} (fix: start the app that listens there, or remove \
+             the destination from [[telemetry]])"
+        );
+    } else if !lines.is_empty() {
+        tracing::info!("telemetry counters: {lines}");
+    }
+}
+
 /// Runs the daemon until SIGTERM/SIGINT (or a stop request from the display).
 pub fn run(options: RunOptions) -> Result<(), RunError> {
     let config = load_config(options.config_path.as_deref())?;
@@ -252,6 +289,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let mut last_report = Instant::now();
     let mut last_heartbeat = shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed);
     let mut panicked = false;
+    let mut telemetry_log = ReportLog::new();
     loop {
         if stop_request.requested() {
             break;
@@ -278,11 +316,19 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 status_text(&status_reader.read())
             };
             last_heartbeat = heartbeat;
-            notifier.send(&format!("STATUS={status}"));
             if display.is_some() {
                 tracing::debug!("loop health: {status}");
             } else {
                 tracing::info!("loop health: {status}");
+            }
+            let telemetry = telemetry_out::current_snapshot().unwrap_or_default();
+            notifier.send(&format!("STATUS={status}{}", telemetry_status(&telemetry)));
+            report_telemetry(&mut telemetry_log, &telemetry);
+            if let Some(display) = &display {
+                display.show(
+                    crate::cli::logging::latest_notice(),
+                    telemetry_out::report::destination_lines(&telemetry),
+                );
             }
         }
         if session.rt_finished() {
@@ -309,6 +355,47 @@ impl Session {
     }
 }
 
+/// The process-wide part of a `[loop]` change, applied while no RT thread runs (the new one
+/// is then pinned, promoted and pre-faulted by its own start): a new core moves every existing
+/// thread off it (display, watchdog, dashboard receivers; threads started later inherit it
+/// from the main thread) and moves the PM QoS request; memory locking follows `lock_memory`.
+fn apply_process_changes(old: &LoopConfig, new: &LoopConfig, pm_qos: &mut PmQosGuard) {
+    let core_of = |c: &LoopConfig| c.core.map_or_else(rt_setup::last_core, |c| c as usize);
+    let (old_core, new_core) = (core_of(old), core_of(new));
+    let mut refused = Vec::new();
+    if new_core != old_core {
+        match rt_setup::keep_process_off_core(new_core) {
+            Ok(()) => tracing::info!(
+                "reload: the physics loop moves from core {old_core} to core {new_core}; \
+                 every other thread now stays off core {new_core}"
+            ),
+            Err(e) => refused.push(e),
+        }
+    }
+    if new.pm_qos != old.pm_qos
+        || new.pm_qos_latency_us != old.pm_qos_latency_us
+        || new_core != old_core
+    {
+        // Release the old request before making the new one (the same file for `rt-core`).
+        *pm_qos = PmQosGuard::None;
+        *pm_qos =
+            PmQosGuard::request(new.pm_qos, new.pm_qos_latency_us, new_core).unwrap_or_else(|e| {
+                refused.push(e);
+                PmQosGuard::None
+            });
+    }
+    if new.lock_memory && !old.lock_memory {
+        if let Err(e) = rt_setup::lock_memory() {
+            refused.push(e);
+        }
+    } else if old.lock_memory && !new.lock_memory {
+        rt_setup::unlock_memory();
+    }
+    if let Some(warning) = rt_setup::warning(&refused) {
+        tracing::warn!("reload: {warning}");
+    }
+}
+
 fn reload(
     session: Session,
     path: Option<&Path>,
@@ -329,28 +416,7 @@ fn reload(
     notifier.send("RELOADING=1");
     let old_config = session.config.clone();
     let (sim, slots, _) = stop_session(session, shared, Command::Reload)?;
-    if new_config.realtime.pm_qos != old_config.realtime.pm_qos
-        || new_config.realtime.pm_qos_latency_us != old_config.realtime.pm_qos_latency_us
-        || new_config.realtime.core != old_config.realtime.core
-    {
-        *pm_qos = PmQosGuard::None;
-        let core = new_config
-            .realtime
-            .core
-            .map_or_else(rt_setup::last_core, |c| c as usize);
-        *pm_qos = PmQosGuard::request(
-            new_config.realtime.pm_qos,
-            new_config.realtime.pm_qos_latency_us,
-            core,
-        )
-        .unwrap_or_else(|e| {
-            tracing::warn!(
-                "{}",
-                rt_setup::warning(std::slice::from_ref(&e)).unwrap_or_default()
-            );
-            PmQosGuard::None
-        });
-    }
+    apply_process_changes(&old_config.realtime, &new_config.realtime, pm_qos);
     let (session, refused) = start_session(new_config, Some(sim), slots, shared, None)?;
     if let Some(warning) = rt_setup::warning(&refused) {
         tracing::warn!("{warning}");

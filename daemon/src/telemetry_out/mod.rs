@@ -4,12 +4,14 @@
 //! only copies each frame into a bounded lock-free channel; the `rigd-telemetry` thread
 //! ([`sender`]) decimates per output by simulation time, encodes with rig-protocols and sends
 //! to every destination. Per-destination counters ([`stats`]) are atomics readable at any time
-//! through [`TelemetryHandle::snapshot`] or, for the running daemon, [`current_snapshot`].
+//! through [`TelemetryHandle::snapshot`] or, for the running daemon, [`current_snapshot`];
+//! [`report`] turns them into the daemon's health output (`STATUS=`, log, dashboard).
 //!
 //! Lifetime: dropping the stage disconnects the channel; the sender thread then exits and
 //! closes its sockets (no join needed on the RT thread).
 
 pub mod mmsg;
+pub mod report;
 pub mod sender;
 pub mod stage;
 pub mod stats;
@@ -21,7 +23,9 @@ use rig_config::telemetry::{effective_outputs, TelemetryOutput};
 use rig_config::Config;
 
 pub use stage::TelemetryStage;
-pub use stats::{DestinationSnapshot, TelemetrySnapshot, TelemetryStats};
+pub use stats::{
+    DestinationSnapshot, ErrorCounts, SendErrorKind, TelemetrySnapshot, TelemetryStats,
+};
 
 use crate::rt_stage::RtStage;
 use sender::{Destination, Output};
@@ -151,7 +155,8 @@ pub fn start(
 static CURRENT: Mutex<Option<Arc<TelemetryStats>>> = Mutex::new(None);
 
 /// A copy of the running daemon's telemetry counters, for health output (`None` before the
-/// first start). Never called on the RT thread.
+/// first start, and while no output is configured). Counters restart at zero with each start
+/// (a SIGHUP reload rebuilds the sender). Never called on the RT thread.
 pub fn current_snapshot() -> Option<TelemetrySnapshot> {
     let current = CURRENT
         .lock()
@@ -164,6 +169,10 @@ pub fn current_snapshot() -> Option<TelemetrySnapshot> {
 pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> {
     let outputs = effective_outputs(&config.telemetry);
     if outputs.is_empty() {
+        // A reload that disabled every output must not leave the old counters in health.
+        *CURRENT
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
         return Ok(Vec::new());
     }
     for output in &outputs {

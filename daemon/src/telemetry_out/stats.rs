@@ -1,6 +1,8 @@
 //! Per-destination send counters shared between the telemetry sender thread (writer) and
 //! health reporting (readers): plain atomics, so reading never blocks the sender and the
-//! sender never blocks on a reader.
+//! sender never blocks on a reader. Failed sends are also counted by kind
+//! ([`SendErrorKind`]: refused, no buffer space, unreachable, other), so health output can say
+//! whether a receiver is missing or the network is saturated.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
@@ -11,6 +13,84 @@ use rig_protocols::telemetry::Format;
 const NO_ERROR: i32 = 0;
 /// `last_error` value for an error without an OS error number.
 const NON_OS_ERROR: i32 = -1;
+
+/// What a failed send means for the user, for the per-kind counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendErrorKind {
+    /// `ECONNREFUSED`: the port was unreachable (nothing listens there); ICMP reported it on
+    /// the connected socket.
+    Refused,
+    /// `ENOBUFS` / `EAGAIN`: the socket or device queue was full; the packet was dropped.
+    NoBufferSpace,
+    /// `ENETUNREACH`, `EHOSTUNREACH`, `ENETDOWN`, `EHOSTDOWN`: no route to the destination.
+    Unreachable,
+    /// Anything else.
+    Other,
+}
+
+impl SendErrorKind {
+    /// Every kind, in the order of [`ErrorCounts`].
+    pub const ALL: [SendErrorKind; 4] = [
+        SendErrorKind::Refused,
+        SendErrorKind::NoBufferSpace,
+        SendErrorKind::Unreachable,
+        SendErrorKind::Other,
+    ];
+
+    /// The kind of `err`.
+    pub fn of(err: &std::io::Error) -> SendErrorKind {
+        match err.raw_os_error() {
+            Some(libc::ECONNREFUSED) => SendErrorKind::Refused,
+            Some(libc::ENOBUFS) => SendErrorKind::NoBufferSpace,
+            Some(code) if code == libc::EAGAIN || code == libc::EWOULDBLOCK => {
+                SendErrorKind::NoBufferSpace
+            }
+            Some(libc::ENETUNREACH | libc::EHOSTUNREACH | libc::ENETDOWN | libc::EHOSTDOWN) => {
+                SendErrorKind::Unreachable
+            }
+            _ => SendErrorKind::Other,
+        }
+    }
+
+    /// A short label for health output.
+    pub fn label(self) -> &'static str {
+        match self {
+            SendErrorKind::Refused => "refused",
+            SendErrorKind::NoBufferSpace => "no buffer",
+            SendErrorKind::Unreachable => "unreachable",
+            SendErrorKind::Other => "other",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Failed sends of one destination, by kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ErrorCounts {
+    /// Port unreachable (nothing listens).
+    pub refused: u64,
+    /// Socket or device queue full.
+    pub no_buffer: u64,
+    /// No route to the host or network.
+    pub unreachable: u64,
+    /// Any other error.
+    pub other: u64,
+}
+
+impl ErrorCounts {
+    /// The count of one kind.
+    pub fn get(&self, kind: SendErrorKind) -> u64 {
+        match kind {
+            SendErrorKind::Refused => self.refused,
+            SendErrorKind::NoBufferSpace => self.no_buffer,
+            SendErrorKind::Unreachable => self.unreachable,
+            SendErrorKind::Other => self.other,
+        }
+    }
+}
 
 /// Counters of one (output, destination) pair.
 #[derive(Debug)]
@@ -23,6 +103,7 @@ pub struct DestinationStats {
     pub rate_hz: u32,
     sent: AtomicU64,
     errors: AtomicU64,
+    errors_by_kind: [AtomicU64; SendErrorKind::ALL.len()],
     last_error: AtomicI32,
 }
 
@@ -35,6 +116,7 @@ impl DestinationStats {
             rate_hz,
             sent: AtomicU64::new(0),
             errors: AtomicU64::new(0),
+            errors_by_kind: Default::default(),
             last_error: AtomicI32::new(NO_ERROR),
         }
     }
@@ -50,7 +132,12 @@ impl DestinationStats {
             err.raw_os_error().unwrap_or(NON_OS_ERROR),
             Ordering::Relaxed,
         );
+        self.errors_by_kind[SendErrorKind::of(err).index()].fetch_add(1, Ordering::Relaxed);
         self.errors.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    fn kind_count(&self, kind: SendErrorKind) -> u64 {
+        self.errors_by_kind[kind.index()].load(Ordering::Relaxed)
     }
 
     /// A consistent-enough copy for display (each counter is read atomically).
@@ -66,6 +153,12 @@ impl DestinationStats {
             rate_hz: self.rate_hz,
             sent: self.sent.load(Ordering::Relaxed),
             errors: self.errors.load(Ordering::Relaxed),
+            errors_by_kind: ErrorCounts {
+                refused: self.kind_count(SendErrorKind::Refused),
+                no_buffer: self.kind_count(SendErrorKind::NoBufferSpace),
+                unreachable: self.kind_count(SendErrorKind::Unreachable),
+                other: self.kind_count(SendErrorKind::Other),
+            },
             last_error,
         }
     }
@@ -84,6 +177,8 @@ pub struct DestinationSnapshot {
     pub sent: u64,
     /// Failed sends (refused, no buffer space, unreachable ...).
     pub errors: u64,
+    /// The same failed sends, by kind.
+    pub errors_by_kind: ErrorCounts,
     /// The most recent error, if any.
     pub last_error: Option<String>,
 }

@@ -1,0 +1,194 @@
+//! Where rigd's log goes, decided once at start: stderr (colours only on a terminal, no
+//! timestamps under journald, which adds its own), or a file while the dashboard owns the
+//! terminal (log lines written to the terminal would scribble over it).
+//!
+//! The file is `$XDG_STATE_HOME/rigd/rigd.log`, else `~/.local/state/rigd/rigd.log`, else
+//! `rigd-UID.log` in the temporary directory; it is appended to, never truncated. The newest
+//! warning or error is also kept ([`latest_notice`]) so the dashboard can show it in its
+//! status line. Level from `RUST_LOG` (default info).
+
+use std::fs::{File, OpenOptions};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer, Registry};
+
+/// Longest notice kept, characters (the status line has one row).
+const NOTICE_MAX_CHARS: usize = 160;
+
+/// The newest warning or error, formatted for one status line.
+static LATEST_NOTICE: Mutex<Option<String>> = Mutex::new(None);
+
+/// Where the log goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogTarget {
+    /// Standard error (the terminal, or journald under systemd).
+    Stderr,
+    /// A file, because the dashboard owns the terminal.
+    File(PathBuf),
+}
+
+/// The log file used while the dashboard is shown: `$XDG_STATE_HOME/rigd/rigd.log`, else
+/// `$HOME/.local/state/rigd/rigd.log`, else `rigd-UID.log` in the temporary directory.
+pub fn log_file_path() -> PathBuf {
+    let non_empty = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(state) = non_empty("XDG_STATE_HOME") {
+        return state.join("rigd").join("rigd.log");
+    }
+    if let Some(home) = non_empty("HOME") {
+        return home.join(".local/state/rigd/rigd.log");
+    }
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    std::env::temp_dir().join(format!("rigd-{uid}.log"))
+}
+
+fn open_log_file(path: &Path) -> std::io::Result<File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    OpenOptions::new().create(true).append(true).open(path)
+}
+
+/// Sets up logging: to the log file when `dashboard` is true and stderr is a terminal (the
+/// dashboard draws there), else to stderr. A log file that cannot be opened falls back to
+/// stderr, and the returned message says why and how to fix it (print it before the
+/// dashboard starts).
+pub fn init(dashboard: bool) -> (LogTarget, Option<String>) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let mut problem = None;
+    let file = if dashboard && std::io::stderr().is_terminal() {
+        let path = log_file_path();
+        match open_log_file(&path) {
+            Ok(file) => Some((file, path)),
+            Err(error) => {
+                problem = Some(format!(
+                    "cannot open the log file {}: {error}; logging to the terminal instead \
+                     (fix: set XDG_STATE_HOME to a writable directory)",
+                    path.display()
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let (output, target): (Box<dyn Layer<Registry> + Send + Sync>, LogTarget) = match file {
+        Some((file, path)) => (
+            tracing_subscriber::fmt::layer()
+                .with_writer(Mutex::new(file))
+                .with_ansi(false)
+                .with_target(false)
+                .boxed(),
+            LogTarget::File(path),
+        ),
+        None => {
+            let journald = std::env::var_os("JOURNAL_STREAM").is_some();
+            let ansi = std::io::stderr().is_terminal() && !journald;
+            let layer = tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(ansi)
+                .with_target(false);
+            let layer = if journald {
+                layer.without_time().boxed()
+            } else {
+                layer.boxed()
+            };
+            (layer, LogTarget::Stderr)
+        }
+    };
+    tracing_subscriber::registry()
+        .with(vec![output, NoticeLayer.boxed()].with_filter(filter))
+        .init();
+    (target, problem)
+}
+
+/// The newest warning or error logged (`HH:MM:SSZ WARN message`), for the dashboard.
+pub fn latest_notice() -> Option<String> {
+    LATEST_NOTICE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
+}
+
+/// Keeps the newest warning or error in [`LATEST_NOTICE`]. Never on the RT thread (it never
+/// logs).
+struct NoticeLayer;
+
+impl<S: Subscriber> Layer<S> for NoticeLayer {
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        let level = *event.metadata().level();
+        if level > Level::WARN {
+            return;
+        }
+        let mut message = MessageText(String::new());
+        event.record(&mut message);
+        let notice = notice_text(level, &message.0, SystemTime::now());
+        *LATEST_NOTICE
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(notice);
+    }
+}
+
+/// `03:12:45Z WARN text`, cut to [`NOTICE_MAX_CHARS`] with an ellipsis.
+fn notice_text(level: Level, message: &str, at: SystemTime) -> String {
+    let seconds_of_day = at
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() % 86_400);
+    let mut text = format!(
+        "{:02}:{:02}:{:02}Z {level} {}",
+        seconds_of_day / 3600,
+        seconds_of_day / 60 % 60,
+        seconds_of_day % 60,
+        message.split_whitespace().collect::<Vec<_>>().join(" ")
+    );
+    if text.chars().count() > NOTICE_MAX_CHARS {
+        text = text.chars().take(NOTICE_MAX_CHARS - 1).collect::<String>() + "…";
+    }
+    text
+}
+
+/// Collects an event's `message` field.
+struct MessageText(String);
+
+impl Visit for MessageText {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.0 = value.to_owned();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn notices_carry_the_utc_time_and_level_and_fit_one_line() {
+        let at = UNIX_EPOCH + Duration::from_secs(86_400 * 3 + 3 * 3600 + 12 * 60 + 45);
+        assert_eq!(
+            notice_text(Level::WARN, "telemetry to 127.0.0.1:4000:\n  refused", at),
+            "03:12:45Z WARN telemetry to 127.0.0.1:4000: refused"
+        );
+        let long = notice_text(Level::ERROR, &"x".repeat(500), at);
+        assert_eq!(long.chars().count(), NOTICE_MAX_CHARS);
+        assert!(long.ends_with('…'));
+    }
+}

@@ -1,0 +1,195 @@
+//! `rigd run` with its dashboard in a real terminal (a private tmux server): while the
+//! dashboard owns the terminal the log goes to `$XDG_STATE_HOME/rigd/rigd.log`, so no log line
+//! is ever drawn over it, even ones logged while it runs (the telemetry counters a second
+//! after start); the newest warning shows in the dashboard's status line, the per-destination
+//! telemetry counters on its rig page; on exit the terminal says where the log is.
+//!
+//! The config sends the native format to the dashboard's port and OutGauge to a closed port,
+//! so there is a warning to show and an error counter that grows. Waits poll the screen with
+//! generous deadlines (a loaded 2-core machine); nothing here measures speed.
+
+mod support;
+
+use std::net::UdpSocket;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::*;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A private tmux server (its own socket name), killed on drop with everything in it.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("rigd-dash-log-{}", std::process::id()),
+        };
+        let status = tmux
+            .command()
+            .args(["new-session", "-d", "-s", "rigd", "-x", "120", "-y", "35"])
+            .arg(command)
+            .status()
+            .expect("tmux must be installed to run this test (apt-get install tmux)");
+        assert!(status.success(), "tmux new-session failed");
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.args(["-L", &self.socket]);
+        command
+    }
+
+    fn capture(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-t", "rigd"])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn send_keys(&self, keys: &str) {
+        let status = self
+            .command()
+            .args(["send-keys", "-t", "rigd", keys])
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    fn wait_for(&self, what: &str, predicate: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let screen = self.capture();
+            if predicate(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self
+            .command()
+            .arg("kill-server")
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+/// True when `text` holds a log line's timestamp (`2026-11-22T`).
+fn has_log_timestamp(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.windows(11).any(|w| {
+        w[..4].iter().all(u8::is_ascii_digit)
+            && w[4] == b'-'
+            && w[5..7].iter().all(u8::is_ascii_digit)
+            && w[7] == b'-'
+            && w[8..10].iter().all(u8::is_ascii_digit)
+            && w[10] == b'T'
+    })
+}
+
+fn free_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+#[test]
+fn the_dashboard_owns_the_terminal_and_the_log_goes_to_a_file() {
+    let dir = TempDir::new("dash-log");
+    let (dash_port, closed_port) = (free_port(), free_port());
+    let config = dir.file(
+        "rigd.toml",
+        &format!(
+            "{TEST_CONFIG}\n[[telemetry]]\nformat = \"native\"\nrate_hz = 60\n\
+             destinations = [\"127.0.0.1:{dash_port}\"]\n\n\
+             [[telemetry]]\nformat = \"outgauge\"\nrate_hz = 100\n\
+             destinations = [\"127.0.0.1:{closed_port}\"]\n"
+        ),
+    );
+    let state = dir.0.join("state");
+    let log = state.join("rigd").join("rigd.log");
+    let command = format!(
+        "env -u NOTIFY_SOCKET -u JOURNAL_STREAM XDG_STATE_HOME={} RUST_LOG=info {} --config {} run; \
+         echo rigd-exited-$?; sleep 60",
+        shell_quote(&state),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
+        shell_quote(&config),
+    );
+    let tmux = Tmux::start(&command);
+
+    tmux.wait_for("the dashboard with live data", |s| {
+        s.contains("rig-dash") && s.contains("LIVE")
+    });
+    // The counters line is logged a second after start, while the dashboard is up; watch
+    // the screen for three seconds.
+    let watch_until = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < watch_until {
+        let screen = tmux.capture();
+        assert!(
+            !screen.contains("INFO")
+                && !screen.contains("telemetry counters")
+                && !has_log_timestamp(&screen),
+            "log text on the dashboard:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let drive = tmux.wait_for("the newest warning in the status line", |s| {
+        s.contains("WARN telemetry")
+    });
+    assert!(drive.contains("rig-dash"), "{drive}");
+
+    tmux.send_keys("h"); // previous page: the rig page
+    let rig = tmux.wait_for("the telemetry counters on the rig page", |s| {
+        s.contains("rigd telemetry out") && s.contains(&format!("127.0.0.1:{closed_port}: sent"))
+    });
+    assert!(rig.contains("(refused "), "{rig}");
+    assert!(
+        rig.contains(&format!("rigd native to 127.0.0.1:{dash_port}: sent")),
+        "{rig}"
+    );
+
+    tmux.send_keys("q");
+    let end = tmux.wait_for("rigd to exit", |s| s.contains("rigd-exited-"));
+    assert!(end.contains("rigd-exited-0"), "{end}");
+    let flat = end.split_whitespace().collect::<Vec<_>>().join(" ");
+    let log_text = log.display().to_string();
+    assert!(
+        flat.contains("the log goes to") && flat.contains("the log of this run is in"),
+        "the terminal says where the log is, on start and on exit:\n{end}"
+    );
+    assert!(
+        flat.replace(' ', "").contains(&log_text.replace(' ', "")),
+        "names {log_text}:\n{end}"
+    );
+    let written = std::fs::read_to_string(&log).expect("the log file exists");
+    assert!(
+        written.contains("rigd running:"),
+        "startup line:\n{written}"
+    );
+    assert!(written.contains("telemetry counters:"), "{written}");
+    assert!(
+        written.contains("every output is in its safe state"),
+        "{written}"
+    );
+}
