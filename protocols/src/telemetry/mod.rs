@@ -16,7 +16,7 @@ pub mod forza;
 pub mod lfs;
 pub mod native;
 
-pub use dash::{DashLaps, DashView, DashWheel};
+pub use dash::{DashGauges, DashLaps, DashLights, DashView, DashWheel};
 pub use lfs::outsim::OutSimOptions;
 
 use zerocopy::IntoBytes;
