@@ -2,10 +2,12 @@
 //! the dashboard's own units and axes, independent of the wire format it came from.
 //!
 //! Every channel a format may lack is an `Option` (OutGauge has no tyres, Codemasters no loop
-//! health): widgets show `--` for `None` instead of a made-up zero. Units are SI except where
+//! health, only rigd sends the wheel angle and rim torque): widgets show `--` for `None`
+//! instead of a made-up zero. Units are SI except where
 //! the name says otherwise. Axes follow the physics body frame (ISO 8855: x forward, y left);
 //! wheels are ordered FL, FR, RL, RR.
 
+use rig_protocols::telemetry::DashGauges;
 use rig_protocols::LoopHealth;
 
 /// Index names of the four corners, in the order of [`Sample::tyres`].
@@ -55,15 +57,37 @@ pub struct TyreSample {
     pub slip_angle_rad: Option<f64>,
     /// Tyre temperature, degrees C.
     pub temperature_c: Option<f64>,
+    /// Combined slip, normalised: 1 is the grip limit.
+    pub combined_slip: Option<f64>,
+    /// Wheel spin rate, rad/s.
+    pub wheel_speed_radps: Option<f64>,
+    /// Contact-patch speed (spin rate times radius), m/s.
+    pub patch_speed_mps: Option<f64>,
+    /// Suspension compression, m.
+    pub suspension_travel_m: Option<f64>,
+    /// Brake temperature, degrees C.
+    pub brake_temperature_c: Option<f64>,
+    /// Tyre pressure (gauge), kPa.
+    pub pressure_kpa: Option<f64>,
 }
 
 impl TyreSample {
     /// True when the format carries at least one tyre channel.
     pub fn has_any(&self) -> bool {
-        self.load_n.is_some()
-            || self.slip_ratio.is_some()
-            || self.slip_angle_rad.is_some()
-            || self.temperature_c.is_some()
+        [
+            self.load_n,
+            self.slip_ratio,
+            self.slip_angle_rad,
+            self.temperature_c,
+            self.combined_slip,
+            self.wheel_speed_radps,
+            self.patch_speed_mps,
+            self.suspension_travel_m,
+            self.brake_temperature_c,
+            self.pressure_kpa,
+        ]
+        .iter()
+        .any(Option::is_some)
     }
 }
 
@@ -86,6 +110,8 @@ pub struct LapSample {
     pub best_sector_times_s: [f64; 3],
     /// False when the format carries no sector timing (the sector fields are then unused).
     pub has_sectors: bool,
+    /// Position in the race, 1 = leading, when the source sends one.
+    pub race_position: Option<u32>,
 }
 
 /// Steering-column torque and, from rigd, the force-feedback state behind it.
@@ -139,6 +165,8 @@ pub struct Sample {
     pub position_m: Option<[f64; 2]>,
     /// rigd's real-time loop health (native packets only).
     pub health: Option<LoopHealth>,
+    /// Engine gauges and dashboard lights (fuel, temperatures, boost, power; OutGauge lights).
+    pub gauges: DashGauges,
 }
 
 #[cfg(test)]

@@ -3,11 +3,13 @@
 //!
 //! Native packets carry the whole physics frame and map channel for channel (wheel angle,
 //! rim torque, clipping, slip angles, sectors, loop health). Every other format goes through
-//! rig-protocols' common [`DashView`], which is already in rigd's units and axes; channels it
-//! lacks stay `None`. Anything that does not decode is a [`Garbage`], never a panic.
+//! rig-protocols' common [`DashView`], which is already in rigd's units and axes, and every
+//! channel the view carries is mapped (see its module for what each format sends); channels
+//! it lacks stay `None`. Anything that does not decode is a [`Garbage`], never a panic.
 
 use rig_physics::CarTelemetry;
-use rig_protocols::telemetry::{detect, DashView, Decoded, Format};
+use rig_protocols::telemetry::convert::RADPS_PER_RPM;
+use rig_protocols::telemetry::{detect, DashGauges, DashView, Decoded, Format};
 use rig_protocols::Frame;
 
 use crate::sample::{Gear, LapSample, Sample, SteeringTorque, TyreSample};
@@ -87,6 +89,12 @@ fn tyres_from_car(car: &CarTelemetry) -> [TyreSample; 4] {
         slip_ratio: Some(w.slip_ratio),
         slip_angle_rad: Some(w.slip_angle_rad),
         temperature_c: Some(w.temperature_c),
+        combined_slip: None,
+        wheel_speed_radps: Some(w.angular_velocity_radps),
+        patch_speed_mps: Some(w.angular_velocity_radps * w.radius_m),
+        suspension_travel_m: Some(w.suspension_travel_m),
+        brake_temperature_c: None,
+        pressure_kpa: None,
     })
 }
 
@@ -124,9 +132,17 @@ pub fn from_frame(frame: &Frame) -> Sample {
             sector_times_s: lap.sector_times_s,
             best_sector_times_s: lap.best_sector_times_s,
             has_sectors: true,
+            race_position: None,
         }),
         position_m: Some([car.position_m[0], car.position_m[1]]),
         health: Some(frame.health),
+        gauges: DashGauges {
+            engine_torque_nm: Some(car.drivetrain.engine_torque_nm),
+            engine_power_w: Some(
+                car.drivetrain.engine_torque_nm * car.drivetrain.engine_rpm * RADPS_PER_RPM,
+            ),
+            ..DashGauges::default()
+        },
     }
 }
 
@@ -142,21 +158,33 @@ pub fn from_dash_view(view: &DashView) -> Sample {
         wheels.map(|w| TyreSample {
             load_n: w.load_n,
             slip_ratio: w.slip_ratio,
-            slip_angle_rad: None,
+            slip_angle_rad: w.slip_angle_rad,
             temperature_c: w.temperature_c,
+            combined_slip: w.combined_slip,
+            wheel_speed_radps: w.angular_velocity_radps,
+            patch_speed_mps: w.patch_speed_mps,
+            suspension_travel_m: w.suspension_travel_m,
+            brake_temperature_c: w.brake_temperature_c,
+            pressure_kpa: w.tyre_pressure_kpa,
         })
     });
     let lap = view.laps.and_then(|laps| {
         let any = laps.laps_completed.is_some()
             || laps.current_lap_s.is_some()
             || laps.last_lap_s.is_some()
-            || laps.best_lap_s.is_some();
+            || laps.best_lap_s.is_some()
+            || laps.race_position.is_some();
+        let [sector_1, sector_2] = laps.sector_times_s.unwrap_or_default();
         any.then(|| LapSample {
             laps_completed: laps.laps_completed.unwrap_or(0),
+            sector: laps.sector.unwrap_or(0),
             current_lap_s: laps.current_lap_s.unwrap_or(0.0),
             last_lap_s: laps.last_lap_s.unwrap_or(0.0),
             best_lap_s: laps.best_lap_s.unwrap_or(0.0),
-            ..LapSample::default()
+            sector_times_s: [sector_1, sector_2, 0.0],
+            best_sector_times_s: [0.0; 3],
+            has_sectors: laps.sector.is_some(),
+            race_position: laps.race_position,
         })
     });
     Sample {
@@ -168,15 +196,21 @@ pub fn from_dash_view(view: &DashView) -> Sample {
         throttle: view.throttle,
         brake: view.brake,
         clutch: view.clutch,
-        handbrake: None,
-        steering_angle_rad: None,
+        handbrake: view.handbrake,
+        steering_angle_rad: view.steering_wheel_angle_rad,
         steering_input: view.steer,
-        steering_torque: None,
+        steering_torque: view.steering_torque_nm.map(|torque_nm| SteeringTorque {
+            torque_nm,
+            ffb_output: None,
+            clipping: false,
+            clipping_share: None,
+        }),
         accel_mps2,
         tyres,
         lap,
         position_m: view.position_m.map(|p| [p[0], p[1]]),
         health: view.health,
+        gauges: view.gauges,
     }
 }
 

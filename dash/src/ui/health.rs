@@ -7,7 +7,7 @@ use std::time::Duration;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::text::MISSING;
 use super::{panel, View};
@@ -174,6 +174,7 @@ impl Widget for HealthPanel<'_> {
                 None => "waiting for rigd".to_owned(),
             };
             Paragraph::new(Line::styled(text, THEME.dim))
+                .wrap(Wrap { trim: true })
                 .block(block)
                 .render(area, buf);
             return;

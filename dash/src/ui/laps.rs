@@ -1,6 +1,7 @@
 //! Lap and sector timing: current, last and best lap; this lap's sector times with the
 //! current sector marked `▸`; and a delta to the best (summed over this lap's completed
-//! sectors against the best sectors, or last lap against best lap right after a line).
+//! sectors against the best sectors, or last lap against best lap right after a line). The
+//! race position, when the source sends one, is in the title (`Laps P3`).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -44,13 +45,17 @@ pub struct Laps<'a>(pub &'a View<'a>);
 impl Widget for Laps<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let view = self.0;
-        let block = panel("Laps");
         let Some(lap) = view.sample().and_then(|s| s.lap) else {
             Paragraph::new(Line::styled(MISSING, THEME.dim))
-                .block(block)
+                .block(panel("Laps"))
                 .render(area, buf);
             return;
         };
+        let title = match lap.race_position {
+            Some(position) => format!("Laps P{position}"),
+            None => "Laps".to_owned(),
+        };
+        let block = panel(&title);
         let value = view.value_style();
         let row = |label: String, time: String| {
             Line::from(vec![

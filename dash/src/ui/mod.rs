@@ -1,6 +1,7 @@
 //! Drawing: one module per widget, each a small `Widget` over a [`View`], plus the pages that
 //! lay them out. Widgets only read the view; nothing here touches the network or the clock.
 
+pub mod car;
 pub mod chrome;
 pub mod gg;
 pub mod health;
@@ -94,6 +95,12 @@ pub(crate) mod test_support {
             slip_ratio: Some(slip_ratio),
             slip_angle_rad: Some(slip_angle_deg.to_radians()),
             temperature_c: Some(85.0),
+            combined_slip: None,
+            wheel_speed_radps: Some(34.0 / 0.31),
+            patch_speed_mps: Some(34.0),
+            suspension_travel_m: Some(load_n / 100_000.0),
+            brake_temperature_c: None,
+            pressure_kpa: None,
         };
         Sample {
             format: "rigd native",
@@ -129,6 +136,7 @@ pub(crate) mod test_support {
                 sector_times_s: [28.123, 0.0, 0.0],
                 best_sector_times_s: [28.018, 27.9, 27.07],
                 has_sectors: true,
+                race_position: None,
             }),
             position_m: Some([0.0, 0.0]),
             health: Some(LoopHealth {
@@ -142,6 +150,7 @@ pub(crate) mod test_support {
                 late_ticks_1ms: 0,
                 dropped_time_ms: 0.0,
             }),
+            gauges: Default::default(),
         }
     }
 

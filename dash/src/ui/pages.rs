@@ -6,6 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::Widget;
 
+use super::car::Car;
 use super::gg::GgDiagram;
 use super::health::{HealthPanel, HostPanel, LoopHealthLine, SourcePanel};
 use super::laps::Laps;
@@ -14,13 +15,15 @@ use super::pedals::Pedals;
 use super::rpm::Rpm;
 use super::speed::SpeedGear;
 use super::steering::Steering;
-use super::tyres::Tyres;
+use super::tyres::{Tyres, TYRE_ROWS};
 use super::View;
 
 /// Width from which the drive page adds the track map, cells.
 pub const DRIVE_MAP_MIN_WIDTH: u16 = 110;
 const LAPS_WIDTH: u16 = 24;
 const TYRES_WIDTH: u16 = 37;
+/// The source panel: seven lines and the border.
+const SOURCE_HEIGHT: u16 = 9;
 
 /// One page of the dashboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,7 +35,7 @@ pub enum Page {
     Tyres,
     /// The track map, large, with lap timing.
     Track,
-    /// Source statistics and rigd's loop health.
+    /// Source statistics, the car's gauges and lights, and rigd's loop health.
     Rig,
 }
 
@@ -128,18 +131,15 @@ fn drive(view: &View, area: Rect, buf: &mut Buffer) {
 }
 
 fn tyres(view: &View, area: Rect, buf: &mut Buffer) {
-    let [left, gg] =
+    let [left, right] =
         Layout::horizontal([Constraint::Length(TYRES_WIDTH + 4), Constraint::Min(20)]).areas(area);
-    let [tyres, steering, pedals] = Layout::vertical([
-        Constraint::Length(7),
-        Constraint::Length(6),
-        Constraint::Length(6),
-    ])
-    .areas(left);
+    let [tyres, steering] =
+        Layout::vertical([Constraint::Length(TYRE_ROWS + 2), Constraint::Length(6)]).areas(left);
     Tyres(view).render(tyres, buf);
     Steering(view).render(steering, buf);
-    Pedals(view).render(pedals, buf);
+    let [gg, pedals] = Layout::vertical([Constraint::Min(8), Constraint::Length(6)]).areas(right);
     GgDiagram(view).render(gg, buf);
+    Pedals(view).render(pedals, buf);
 }
 
 fn track(view: &View, area: Rect, buf: &mut Buffer) {
@@ -173,9 +173,12 @@ fn rig(view: &View, area: Rect, buf: &mut Buffer) {
     if host_height > 0 {
         HostPanel(view).render(host_area, buf);
     }
-    let [source, loop_health] =
+    let [left, loop_health] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(panels);
+    let [source, car] =
+        Layout::vertical([Constraint::Length(SOURCE_HEIGHT), Constraint::Min(3)]).areas(left);
     SourcePanel(view).render(source, buf);
+    Car(view).render(car, buf);
     HealthPanel(view).render(loop_health, buf);
     LoopHealthLine(view).render(health, buf);
 }

@@ -1,12 +1,19 @@
 //! Engine speed: the number, a bar scaled to the rev limit, and a row of shift lights that
 //! fill from [`SHIFT_LIGHTS_START`] to [`SHIFT_POINT`] of the limit (green, amber, red), with a
 //! `SHIFT` cue once the last one is lit.
+//!
+//! A source that sends its own shift light (OutGauge `DL_SHIFT`) decides the cue: all lights
+//! and `SHIFT` when it is on. A source with neither a rev limit nor a shift light gets no light
+//! row (`limit --`): lights drawn against an assumed limit would be made up. The bar then
+//! uses [`FALLBACK_MAX_RPM`] only as a scale.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
+
+use rig_protocols::telemetry::lfs::outgauge::DL_SHIFT;
 
 use super::text::{bar, MISSING};
 use super::{panel, View};
@@ -61,7 +68,15 @@ impl Widget for Rpm<'_> {
             .and_then(|s| s.max_rpm)
             .filter(|v| v.is_finite() && *v > 0.0);
         let scale = max_rpm.unwrap_or(FALLBACK_MAX_RPM);
-        let lit = rpm.map_or(0, |r| lit_lights(r, scale));
+        let source_shift_light = sample
+            .and_then(|s| s.gauges.lights)
+            .and_then(|lights| lights.state(DL_SHIFT));
+        let lit = match (source_shift_light, max_rpm) {
+            (Some(true), _) => Some(SHIFT_LIGHTS),
+            (_, Some(limit)) => Some(rpm.map_or(0, |r| lit_lights(r, limit))),
+            (Some(false), None) => Some(0),
+            (None, None) => None,
+        };
 
         let mut spans = vec![
             Span::styled(
@@ -77,20 +92,25 @@ impl Widget for Rpm<'_> {
                 THEME.label,
             ),
         ];
-        for i in 0..SHIFT_LIGHTS {
-            spans.push(if i < lit {
-                Span::styled("●", light_style(i))
-            } else {
-                Span::styled("○", THEME.unlit)
-            });
-        }
-        if lit == SHIFT_LIGHTS {
-            spans.push(Span::styled(" SHIFT", THEME.shift_red));
+        match lit {
+            Some(lit) => {
+                for i in 0..SHIFT_LIGHTS {
+                    spans.push(if i < lit {
+                        Span::styled("●", light_style(i))
+                    } else {
+                        Span::styled("○", THEME.unlit)
+                    });
+                }
+                if lit == SHIFT_LIGHTS {
+                    spans.push(Span::styled(" SHIFT", THEME.shift_red));
+                }
+            }
+            None => spans.push(Span::styled(format!("limit {MISSING}"), THEME.dim)),
         }
         Line::from(spans).render(top, buf);
 
         let ratio = rpm.map_or(0.0, |r| r / scale);
-        let style = if lit == SHIFT_LIGHTS {
+        let style = if lit == Some(SHIFT_LIGHTS) {
             THEME.shift_red
         } else {
             THEME.rpm

@@ -1,6 +1,10 @@
 //! Steering: wheel angle, and the torque at the rim with a clipping indicator. The torque bar
 //! is centred (left pull fills leftwards) and scaled to the force-feedback output when rigd
 //! drives a device, else to [`TORQUE_FULL_SCALE_NM`].
+//!
+//! Sources without a wheel angle but with a steering input (Forza, Codemasters) show the input
+//! as a percentage of full lock instead; without rim torque the bar row says `--` rather than
+//! drawing an empty (zero) bar.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -43,15 +47,33 @@ impl Widget for Steering<'_> {
             .and_then(|s| s.steering_angle_rad)
             .filter(|a| a.is_finite())
             .map(f64::to_degrees);
-        let side = match angle_deg {
-            Some(a) if a > 0.5 => " L",
-            Some(a) if a < -0.5 => " R",
+        let input = sample
+            .and_then(|s| s.steering_input)
+            .filter(|i| i.is_finite());
+        let side = |value: Option<f64>, dead_band: f64| match value {
+            Some(v) if v > dead_band => " L",
+            Some(v) if v < -dead_band => " R",
             _ => "",
         };
-        let angle = Line::from(vec![
-            Span::styled("angle  ", THEME.label),
-            Span::styled(format!("{:>7}°{side}", signed(angle_deg, 1)), value_style),
-        ]);
+        let angle = match (angle_deg, input) {
+            (None, Some(input)) => {
+                let percent = Some(input * 100.0);
+                Line::from(vec![
+                    Span::styled("input  ", THEME.label),
+                    Span::styled(
+                        format!("{:>7}%{}", signed(percent, 0), side(percent, 0.5)),
+                        value_style,
+                    ),
+                ])
+            }
+            _ => Line::from(vec![
+                Span::styled("angle  ", THEME.label),
+                Span::styled(
+                    format!("{:>7}°{}", signed(angle_deg, 1), side(angle_deg, 0.5)),
+                    value_style,
+                ),
+            ]),
+        };
 
         let torque = sample.and_then(|s| s.steering_torque);
         let (fraction, clipping) = torque.as_ref().map_or((0.0, false), torque_fraction);
@@ -100,12 +122,12 @@ impl Widget for Steering<'_> {
                 },
             ),
         ]);
-        let lines = vec![
-            angle,
-            Line::from(torque_line),
-            Line::styled(centred_bar(fraction, width), bar_style),
-            share_line,
-        ];
+        let bar_line = if torque.is_some() {
+            Line::styled(centred_bar(fraction, width), bar_style)
+        } else {
+            Line::styled(format!("{MISSING:^width$}"), THEME.dim)
+        };
+        let lines = vec![angle, Line::from(torque_line), bar_line, share_line];
         Paragraph::new(lines).block(block).render(area, buf);
     }
 }
@@ -155,6 +177,31 @@ mod tests {
         let rows = rows(&render(Steering(&view), 31, 6));
         assert!(rows[2].contains(" 100% CLIP"), "{rows:?}");
         insta::assert_snapshot!(terminal(Steering(&view), 31, 6).backend());
+    }
+
+    #[test]
+    fn sources_without_angle_or_torque_show_the_input_and_no_bar() {
+        let (mut state, now) = live_state();
+        if let Some(sample) = state.latest.as_mut() {
+            sample.steering_angle_rad = None;
+            sample.steering_torque = None;
+            sample.steering_input = Some(-0.25);
+        }
+        let view = View {
+            state: &state,
+            now,
+            map_zoom: 0,
+        };
+        let rows = rows(&render(Steering(&view), 31, 6));
+        assert!(rows[1].contains("input      -25% R"), "{rows:?}");
+        assert!(rows[2].contains("torque      -- Nm"), "{rows:?}");
+        assert!(rows[3].contains("--"), "{rows:?}");
+        assert_eq!(
+            rows[3].matches('│').count(),
+            2,
+            "only the borders: {rows:?}"
+        );
+        assert!(rows[4].contains("clipped --"), "{rows:?}");
     }
 
     #[test]

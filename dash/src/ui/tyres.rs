@@ -1,6 +1,9 @@
-//! Per-corner tyre panel: load, slip ratio, slip angle and temperature for FL, FR, RL, RR, as a
-//! table with a column per corner. Slip past [`SLIP_RATIO_WARN`] or [`SLIP_ANGLE_WARN_DEG`] is
-//! coloured and marked `!`. Channels the source does not send show `--`.
+//! Per-corner tyre panel for FL, FR, RL, RR, as a table with a column per corner and a row per
+//! channel: load, slip ratio, slip angle, tyre temperature, combined slip, wheel spin, patch
+//! speed, suspension travel, brake temperature and tyre pressure, most important first (a short
+//! panel shows the top rows). Slip past [`SLIP_RATIO_WARN`], [`SLIP_ANGLE_WARN_DEG`] or
+//! [`COMBINED_SLIP_WARN`] is coloured and marked `!`. Channels the source does not send show
+//! `--`, never 0.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -17,6 +20,44 @@ use crate::theme::THEME;
 pub const SLIP_RATIO_WARN: f64 = 0.10;
 /// Slip angle magnitude past which a tyre is marked (past the usual peak), degrees.
 pub const SLIP_ANGLE_WARN_DEG: f64 = 8.0;
+/// Combined slip (normalised, 1 = grip limit) past which a tyre is marked.
+pub const COMBINED_SLIP_WARN: f64 = 1.0;
+/// Rows the panel can show: a header and one per channel.
+pub const TYRE_ROWS: u16 = 1 + CHANNELS.len() as u16;
+
+type Channel = fn(&TyreSample) -> (String, bool);
+
+/// The rows, most important first: (label, value and whether to warn).
+const CHANNELS: [(&str, Channel); 10] = [
+    ("load kN", |t| {
+        (plain(t.load_n.map(|n| n / 1000.0), 2), false)
+    }),
+    ("slip", |t| {
+        let warn = t.slip_ratio.is_some_and(|s| s.abs() > SLIP_RATIO_WARN);
+        (signed(t.slip_ratio, 2), warn)
+    }),
+    ("angle °", |t| {
+        let degrees = t.slip_angle_rad.map(f64::to_degrees);
+        let warn = degrees.is_some_and(|d| d.abs() > SLIP_ANGLE_WARN_DEG);
+        (signed(degrees, 1), warn)
+    }),
+    ("temp °C", |t| (plain(t.temperature_c, 0), false)),
+    ("comb.", |t| {
+        let warn = t
+            .combined_slip
+            .is_some_and(|s| s.abs() > COMBINED_SLIP_WARN);
+        (plain(t.combined_slip, 2), warn)
+    }),
+    ("ω rad/s", |t| (plain(t.wheel_speed_radps, 0), false)),
+    ("v km/h", |t| {
+        (plain(t.patch_speed_mps.map(|v| v * 3.6), 0), false)
+    }),
+    ("susp mm", |t| {
+        (plain(t.suspension_travel_m.map(|m| m * 1000.0), 0), false)
+    }),
+    ("brake°C", |t| (plain(t.brake_temperature_c, 0), false)),
+    ("kPa", |t| (plain(t.pressure_kpa, 0), false)),
+];
 
 const LABEL_WIDTH: usize = 7;
 /// Each corner column: a space, the value right-aligned in this many cells, then the mark.
@@ -63,24 +104,8 @@ impl Widget for Tyres<'_> {
                 .iter()
                 .map(|name| Span::styled(format!(" {name:>VALUE_WIDTH$} "), THEME.label)),
         );
-        type Channel = fn(&TyreSample) -> (String, bool);
-        let channels: [(&str, Channel); 4] = [
-            ("load kN", |t| {
-                (plain(t.load_n.map(|n| n / 1000.0), 2), false)
-            }),
-            ("slip", |t| {
-                let warn = t.slip_ratio.is_some_and(|s| s.abs() > SLIP_RATIO_WARN);
-                (signed(t.slip_ratio, 2), warn)
-            }),
-            ("angle °", |t| {
-                let degrees = t.slip_angle_rad.map(f64::to_degrees);
-                let warn = degrees.is_some_and(|d| d.abs() > SLIP_ANGLE_WARN_DEG);
-                (signed(degrees, 1), warn)
-            }),
-            ("temp °C", |t| (plain(t.temperature_c, 0), false)),
-        ];
         let mut lines = vec![Line::from(header)];
-        for (label, channel) in channels {
+        for (label, channel) in CHANNELS {
             let mut spans = vec![Span::styled(format!("{label:<LABEL_WIDTH$}"), THEME.label)];
             spans.extend(sample.tyres.iter().flat_map(|tyre| {
                 let (text, warn) = channel(tyre);
