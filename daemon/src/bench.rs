@@ -10,7 +10,7 @@ use rig_config::Config;
 
 use crate::runtime::health::HealthTotals;
 use crate::runtime::player_input::PlayerInput;
-use crate::runtime::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use crate::runtime::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
 use crate::runtime::rt_setup;
 use crate::runtime::rt_thread::RtThread;
 use crate::runtime::simulation::Simulation;
@@ -34,13 +34,12 @@ pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
         slots,
     };
     let shared = Arc::new(LoopShared::default());
-    let rt_loop = RtLoop::new(
+    let (rt, rt_refused) = RtThread::start(
         parts,
         LoopTiming::from_config(&config.realtime),
         shared.clone(),
-    );
-    let (rt, rt_refused) =
-        RtThread::spawn(rt_loop, shared.clone(), core, config.realtime.priority)?;
+        &config.realtime,
+    )?;
     refused.extend(rt_refused);
     if let Some(warning) = rt_setup::warning(&refused) {
         tracing::warn!("{warning}");

@@ -110,7 +110,6 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
     let (slots, mut readers) = FrameSlots::new(2);
     let stages = build_output_stages(&config).unwrap();
     assert!(stages.len() >= 2, "telemetry and motion stages are built");
-    assert!(stages.len() >= 2, "telemetry and motion stages are built");
     let parts = LoopParts {
         sim,
         stages,

@@ -53,6 +53,11 @@ pub fn last_core() -> usize {
     (online.max(1) - 1) as usize
 }
 
+/// The core the RT thread runs on for `config`: `[loop] core`, else the last online core.
+pub fn rt_core(config: &rig_config::realtime::LoopConfig) -> usize {
+    config.core.map_or_else(last_core, |c| c as usize)
+}
+
 /// Restricts the calling thread (and threads it spawns later) to `cores`; `what` names the
 /// request in the warning when it is refused.
 fn set_affinity(cores: impl Iterator<Item = usize>, what: String) -> Result<(), NotGranted> {
@@ -162,7 +167,7 @@ impl ProcessSetup {
                 refused.push(e);
             }
         }
-        let core = config.core.map_or_else(last_core, |c| c as usize);
+        let core = rt_core(config);
         if let Err(e) = keep_off_core(core) {
             refused.push(e);
         }

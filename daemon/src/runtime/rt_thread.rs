@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
 
-use super::rt_loop::{Command, LoopExit, LoopShared, RtLoop};
+use super::rt_loop::{Command, LoopExit, LoopParts, LoopShared, LoopTiming, RtLoop};
 use super::rt_setup::{self, NotGranted};
 
 /// Stack of the RT thread: the loop needs little; it is pre-faulted (and locked when
@@ -23,6 +23,19 @@ pub struct RtThread {
 }
 
 impl RtThread {
+    /// Builds the loop from `parts` and `timing` and spawns it where `config` says (its core,
+    /// else the last one; its SCHED_FIFO priority): the one way `rigd run` and `rigd bench`
+    /// start the loop.
+    pub fn start(
+        parts: LoopParts,
+        timing: LoopTiming,
+        shared: Arc<LoopShared>,
+        config: &rig_config::realtime::LoopConfig,
+    ) -> Result<(RtThread, Vec<NotGranted>)> {
+        let rt_loop = RtLoop::new(parts, timing, shared.clone());
+        RtThread::spawn(rt_loop, shared, rt_setup::rt_core(config), config.priority)
+    }
+
     /// Spawns the thread for `rt_loop` on `core` at SCHED_FIFO `priority`; returns once the
     /// thread has set itself up, with the list of refused requests.
     pub fn spawn(

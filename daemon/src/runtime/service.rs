@@ -27,7 +27,7 @@ use rig_protocols::Frame;
 
 use super::display::{self, Display, StopRequest};
 use super::player_input::{start_input_threads, InputThreads, PlayerInput};
-use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
 use super::rt_setup::{self, NotGranted, PmQosGuard};
 use super::rt_thread::RtThread;
 use super::simulation::{self, Simulation};
@@ -145,12 +145,7 @@ fn start_session(
     let mut timing = LoopTiming::from_config(&config.realtime);
     timing.stall_after_ns = stall_after.map(|d| d.as_nanos() as u64);
     shared.request(Command::Run);
-    let rt_loop = RtLoop::new(parts, timing, shared.clone());
-    let core = config
-        .realtime
-        .core
-        .map_or_else(rt_setup::last_core, |c| c as usize);
-    let (rt, refused) = RtThread::spawn(rt_loop, shared.clone(), core, config.realtime.priority)?;
+    let (rt, refused) = RtThread::start(parts, timing, shared.clone(), &config.realtime)?;
     Ok((
         Session {
             config,
@@ -360,8 +355,7 @@ impl Session {
 /// thread off it (display, watchdog, dashboard receivers; threads started later inherit it
 /// from the main thread) and moves the PM QoS request; memory locking follows `lock_memory`.
 fn apply_process_changes(old: &LoopConfig, new: &LoopConfig, pm_qos: &mut PmQosGuard) {
-    let core_of = |c: &LoopConfig| c.core.map_or_else(rt_setup::last_core, |c| c as usize);
-    let (old_core, new_core) = (core_of(old), core_of(new));
+    let (old_core, new_core) = (rt_setup::rt_core(old), rt_setup::rt_core(new));
     let mut refused = Vec::new();
     if new_core != old_core {
         match rt_setup::keep_process_off_core(new_core) {
