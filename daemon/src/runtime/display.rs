@@ -58,6 +58,21 @@ pub struct Display {
 
 /// Title of the dashboard panel with the telemetry counters.
 pub const TELEMETRY_PANEL_TITLE: &str = "rigd telemetry out";
+/// Most lines that panel gets, so the rig page keeps its other panels at 80x24.
+pub const TELEMETRY_PANEL_MAX_LINES: usize = 6;
+
+/// `lines` cut to [`TELEMETRY_PANEL_MAX_LINES`], the last one saying how many were left out
+/// and where to see them all.
+pub fn panel_lines(mut lines: Vec<String>) -> Vec<String> {
+    if lines.len() > TELEMETRY_PANEL_MAX_LINES {
+        let hidden = lines.len() - (TELEMETRY_PANEL_MAX_LINES - 1);
+        lines.truncate(TELEMETRY_PANEL_MAX_LINES - 1);
+        lines.push(format!(
+            "+{hidden} more destination(s): all in `systemctl status rigd` and the log"
+        ));
+    }
+    lines
+}
 
 impl Display {
     /// Shows `notice` (the newest warning) in the dashboard's status line and
@@ -66,7 +81,7 @@ impl Display {
     pub fn show(&self, notice: Option<String>, telemetry_lines: Vec<String>) {
         if let Some(host) = &self.host {
             host.set_notice(notice);
-            host.set_lines(TELEMETRY_PANEL_TITLE, telemetry_lines);
+            host.set_lines(TELEMETRY_PANEL_TITLE, panel_lines(telemetry_lines));
         }
     }
 }
@@ -221,6 +236,16 @@ mod tests {
         );
         lan.enabled = false;
         assert!(dashboard_addresses(&[lan, forza]).is_empty());
+    }
+
+    #[test]
+    fn sixteen_destinations_fit_the_panel_and_say_how_many_are_hidden() {
+        let lines: Vec<String> = (0..16).map(|i| format!("destination {i}")).collect();
+        let shown = panel_lines(lines);
+        assert_eq!(shown.len(), TELEMETRY_PANEL_MAX_LINES);
+        assert_eq!(shown[4], "destination 4");
+        assert!(shown[5].starts_with("+11 more destination(s)"), "{shown:?}");
+        assert_eq!(panel_lines(vec!["one".into()]), vec!["one".to_string()]);
     }
 
     #[test]

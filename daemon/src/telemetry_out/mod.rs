@@ -10,6 +10,7 @@
 //! Lifetime: dropping the stage disconnects the channel; the sender thread then exits and
 //! closes its sockets (no join needed on the RT thread).
 
+pub mod backoff;
 pub mod mmsg;
 pub mod report;
 pub mod sender;

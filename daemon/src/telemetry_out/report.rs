@@ -4,16 +4,14 @@
 //!
 //! Rate limit: the log gets the counters once when a set of destinations starts (so the log
 //! says where telemetry goes and that it flows), then only when some destination's error
-//! count grew, and then at most once per [`REPORT_INTERVAL`]. A destination that fails at
-//! 1 kHz therefore costs one log line per interval, never one per packet or per second.
-//! The sender's own warning (see [`super::sender`]) follows the same interval.
+//! count grew, spaced by [`WarnBackoff`] (10 s, then ever further apart up to 10 min while
+//! the errors last). A destination that fails at 1 kHz therefore never costs a line per
+//! packet or per second. The sender's own warning (see [`super::sender`]) is spaced the same.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use super::backoff::WarnBackoff;
 use super::stats::{DestinationSnapshot, SendErrorKind, TelemetrySnapshot};
-
-/// At most one per-destination report in the log in this interval (while errors grow).
-pub const REPORT_INTERVAL: Duration = super::sender::WARN_INTERVAL;
 
 /// `LFS OutGauge to 127.0.0.1:4000: sent 1200, errors 600 (refused 600)`: one destination in
 /// one line (the error breakdown only when there are errors).
@@ -79,7 +77,7 @@ pub struct Report {
 pub struct ReportLog {
     /// (destination identity, errors) as last logged.
     logged: Vec<(String, u64)>,
-    last_at: Option<Instant>,
+    spacing: WarnBackoff,
 }
 
 impl ReportLog {
@@ -89,8 +87,7 @@ impl ReportLog {
     }
 
     /// The report to log at `now` for `snapshot`, if one is due: at once for a new set of
-    /// destinations (first start, reload), else when errors grew and [`REPORT_INTERVAL`]
-    /// passed since the last report.
+    /// destinations (first start, reload), else when errors grew and the spacing allows.
     pub fn due(&mut self, snapshot: &TelemetrySnapshot, now: Instant) -> Option<Report> {
         let current: Vec<(String, u64)> = snapshot
             .destinations
@@ -110,19 +107,16 @@ impl ReportLog {
                 .iter()
                 .zip(&self.logged)
                 .any(|((_, errors), (_, old))| errors > old);
-        let interval_over = self
-            .last_at
-            .is_none_or(|at| now.saturating_duration_since(at) >= REPORT_INTERVAL);
         let due = if same_set {
-            errors_grew && interval_over
+            errors_grew && self.spacing.allow(now)
         } else {
+            self.spacing.restart(now);
             !current.is_empty() || !self.logged.is_empty()
         };
         if !due {
             return None;
         }
         self.logged = current;
-        self.last_at = Some(now);
         Some(Report {
             errors_grew,
             lines: destination_lines(snapshot),
@@ -135,6 +129,7 @@ mod tests {
     use super::*;
     use crate::telemetry_out::stats::{DestinationStats, TelemetryStats};
     use rig_protocols::telemetry::Format;
+    use std::time::Duration;
 
     fn refused() -> std::io::Error {
         std::io::Error::from_raw_os_error(libc::ECONNREFUSED)
@@ -175,7 +170,7 @@ mod tests {
     }
 
     #[test]
-    fn the_log_reports_once_at_start_then_only_when_errors_grow_once_per_interval() {
+    fn the_log_reports_once_at_start_then_only_when_errors_grow_ever_further_apart() {
         let stats = stats();
         let mut log = ReportLog::new();
         let t0 = Instant::now();
@@ -183,20 +178,23 @@ mod tests {
         assert!(!first.errors_grew);
         assert_eq!(first.lines.len(), 2);
         stats.destinations[0].record_sent();
-        assert_eq!(log.due(&stats.snapshot(), t0 + REPORT_INTERVAL), None);
+        assert_eq!(
+            log.due(&stats.snapshot(), t0 + Duration::from_secs(10)),
+            None
+        );
 
-        let mut reports = 0;
-        // Errors at 1 kHz for 25 s, the health report asking every second: 2 more lines.
-        for second in 1..=25u64 {
+        let mut reported_at = Vec::new();
+        // Errors at 1 kHz for 100 s, the health report asking every second.
+        for second in 11..=100u64 {
             for _ in 0..1000 {
                 stats.destinations[1].record_error(&refused());
             }
             if let Some(report) = log.due(&stats.snapshot(), t0 + Duration::from_secs(second)) {
                 assert!(report.errors_grew);
-                reports += 1;
+                reported_at.push(second);
             }
         }
-        assert_eq!(reports, 2, "one report per {REPORT_INTERVAL:?}");
+        assert_eq!(reported_at, vec![11, 31, 71], "ever further apart");
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //!
 //! Invariants: a send never blocks (sockets are non-blocking; a full socket buffer is an
 //! `EAGAIN`/`ENOBUFS` counted like any other error); errors are counted per destination and
-//! logged at most once per [`WARN_INTERVAL`] per destination with the count since the last
-//! warning; the thread ends when the stage (the channel's sender) is dropped.
+//! logged per destination with the count since the last warning, at once and then ever
+//! further apart while they last ([`WarnBackoff`]: 10 s, 20 s, 40 s ... up to 10 min); the
+//! thread ends when the stage (the channel's sender) is dropped.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use crossbeam_channel::{Receiver, TryRecvError};
 use rig_protocols::telemetry::{Format, MAX_PACKET_LEN};
 use rig_protocols::Frame;
 
+use super::backoff::WarnBackoff;
 use super::mmsg::send_each;
 use super::stats::TelemetryStats;
 
@@ -23,8 +25,6 @@ use super::stats::TelemetryStats;
 /// extra latency, against half the wake-ups of a 1 ms poll (each wake-up costs CPU, and
 /// receivers of 60 Hz formats do not notice 2 ms).
 pub const POLL_INTERVAL: Duration = Duration::from_millis(2);
-/// At most one warning per destination in this interval.
-pub const WARN_INTERVAL: Duration = Duration::from_secs(10);
 /// Slack when comparing simulation times, s (absorbs float rounding of tick sums).
 const TIME_SLACK_S: f64 = 1e-6;
 
@@ -79,7 +79,7 @@ pub struct Destination {
     /// A non-blocking socket connected to `addr` (connected, so the kernel reports ICMP
     /// port-unreachable as `ECONNREFUSED` on a later send and the error is counted).
     pub socket: UdpSocket,
-    last_warning: Option<Instant>,
+    warnings: WarnBackoff,
     errors_at_last_warning: u64,
 }
 
@@ -90,7 +90,7 @@ impl Destination {
             stats_index,
             addr,
             socket,
-            last_warning: None,
+            warnings: WarnBackoff::new(),
             errors_at_last_warning: 0,
         }
     }
@@ -208,15 +208,10 @@ fn warn_rate_limited(
     errors: u64,
     err: &std::io::Error,
 ) {
-    let now = Instant::now();
-    if destination
-        .last_warning
-        .is_some_and(|at| now.duration_since(at) < WARN_INTERVAL)
-    {
+    if !destination.warnings.allow(Instant::now()) {
         return;
     }
     let new_errors = errors - destination.errors_at_last_warning;
-    destination.last_warning = Some(now);
     destination.errors_at_last_warning = errors;
     tracing::warn!(
         "telemetry {} to {}: {} send error(s) since the last warning, latest: {}; sending \
