@@ -1,15 +1,35 @@
 //! ns per `World::step` (1 ms) for 1, 10 and 100 road cars driving with changing controls on
-//! the flat plane and on the built-in circuit. A plain bench binary (`harness = false`): each
-//! case runs several rounds and prints the median per step and per car-step.
+//! the flat plane and on the built-in circuit, and the runtime's worst case: 100 road cars
+//! driven by robots on the circuit (robot `drive` plus `World::step`, per tick, with the tick
+//! work's p50/p99). A plain bench binary (`harness = false`): each case runs several rounds
+//! and prints the median per step and per car-step.
 //!
-//! Run: `cargo bench -p rig-physics --bench step`.
+//! Run: `cargo bench -p rig-physics --bench step` (all cases), or name cases by substring:
+//! `cargo bench -p rig-physics --bench step -- "flat cars=1:" robots`.
+//! For instruction counts (`perf stat -e instructions:u`, callgrind) fix the work with the
+//! environment: `RIG_BENCH_ROUNDS` (default 7) and `RIG_BENCH_STEPS` (steps per round,
+//! default 200 000 / cars, at least 2 000; 0 measures the set-up alone).
 
+use rig_physics::robot::Robot;
 use rig_physics::track::Track;
 use rig_physics::{builtin, CarId, Controls, World};
 use std::hint::black_box;
 use std::time::Instant;
 
-const ROUNDS: usize = 7;
+fn env_usize(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+struct Settings {
+    rounds: usize,
+    steps: Option<usize>,
+}
+
+impl Settings {
+    fn steps(&self, cars: usize) -> usize {
+        self.steps.unwrap_or((200_000 / cars).max(2_000))
+    }
+}
 
 fn world(track: Track, cars: usize) -> World {
     let spec = builtin::car("road").expect("road car");
@@ -21,10 +41,11 @@ fn world(track: Track, cars: usize) -> World {
     world
 }
 
-fn median_ns_per_step(track: &Track, cars: usize) -> f64 {
-    let steps = (200_000 / cars).max(2_000);
-    let mut results = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
+/// Median ns per `World::step` with scripted controls.
+fn scripted(settings: &Settings, track: &Track, cars: usize) -> f64 {
+    let steps = settings.steps(cars);
+    let mut results = Vec::with_capacity(settings.rounds);
+    for _ in 0..settings.rounds {
         let mut w = world(track.clone(), cars);
         let mut controls = Controls {
             ignition: true,
@@ -42,21 +63,86 @@ fn median_ns_per_step(track: &Track, cars: usize) -> f64 {
             w.step(0.001);
         }
         black_box(w.telemetry(CarId(0)));
-        results.push(start.elapsed().as_nanos() as f64 / steps as f64);
+        results.push(start.elapsed().as_nanos() as f64 / steps.max(1) as f64);
     }
+    median(&mut results)
+}
+
+/// Tick work (every robot's `drive`, then `World::step`) of `cars` robot cars on `track`:
+/// (median of the rounds' mean ns per tick, p50 and p99 ns per tick over every round).
+fn robots(settings: &Settings, track: &Track, cars: usize) -> (f64, f64, f64) {
+    let spec = builtin::car("road").expect("road car");
+    let planned = Robot::for_car(track, &spec);
+    let steps = settings.steps(cars);
+    let mut means = Vec::with_capacity(settings.rounds);
+    let mut ticks = Vec::with_capacity(steps * settings.rounds);
+    for _ in 0..settings.rounds {
+        let mut w = World::new(track.clone());
+        let mut drivers = Vec::with_capacity(cars);
+        for _ in 0..cars {
+            drivers.push((w.add_car(&spec), planned.clone()));
+        }
+        let round = Instant::now();
+        for _ in 0..steps {
+            let tick = Instant::now();
+            for (car, robot) in &mut drivers {
+                let controls = robot.drive_car(&w, *car);
+                w.set_controls(*car, controls);
+            }
+            w.step(0.001);
+            ticks.push(tick.elapsed().as_nanos() as f64);
+        }
+        black_box(w.telemetry(CarId(0)));
+        means.push(round.elapsed().as_nanos() as f64 / steps.max(1) as f64);
+    }
+    ticks.sort_by(f64::total_cmp);
+    let pct = |p: f64| {
+        if ticks.is_empty() {
+            0.0
+        } else {
+            ticks[((ticks.len() - 1) as f64 * p).round() as usize]
+        }
+    };
+    (median(&mut means), pct(0.5), pct(0.99))
+}
+
+fn median(results: &mut [f64]) -> f64 {
     results.sort_by(f64::total_cmp);
-    results[ROUNDS / 2]
+    results.get(results.len() / 2).copied().unwrap_or(0.0)
 }
 
 fn main() {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f));
+    let settings = Settings {
+        rounds: env_usize("RIG_BENCH_ROUNDS").unwrap_or(7).max(1),
+        steps: env_usize("RIG_BENCH_STEPS"),
+    };
     let circuit = rig_physics::track::builtin("circuit").expect("built-in circuit");
-    for (name, track) in [("flat", Track::flat()), ("circuit", circuit)] {
+    for (name, track) in [("flat", Track::flat()), ("circuit", circuit.clone())] {
         for cars in [1, 10, 100] {
-            let ns = median_ns_per_step(&track, cars);
+            let case = format!("track={name} cars={cars}:");
+            if !wanted(&case) {
+                continue;
+            }
+            let ns = scripted(&settings, &track, cars);
             println!(
-                "rig-physics step track={name} cars={cars}: {ns:.0} ns/step, {:.0} ns/car-step",
+                "rig-physics step {case} {ns:.0} ns/step, {:.0} ns/car-step",
                 ns / cars as f64
             );
         }
+    }
+    let cars = 100;
+    let case = format!("track=circuit robots={cars}:");
+    if wanted(&case) {
+        let (mean, p50, p99) = robots(&settings, &circuit, cars);
+        println!(
+            "rig-physics robots+step {case} {mean:.0} ns/tick, {:.0} ns/car-step, \
+             tick p50 {p50:.0} ns, p99 {p99:.0} ns",
+            mean / cars as f64
+        );
     }
 }

@@ -3,13 +3,17 @@
 //! `step` never allocates, logs or reads a clock; cars are independent of each other (no
 //! car-to-car contact yet) and are stepped in insertion order, so results are bit-identical for
 //! identical inputs. Steps longer than [`MAX_SUBSTEP_S`] are split into equal sub-steps.
+//!
+//! Each car projects itself onto the track once per sub-step (at the end of its step); the
+//! lap timer, [`World::track_coord`] (what robots read) and the car's barrier broad phase all
+//! use that one projection.
 
 use crate::car::Car;
 use crate::controls::Controls;
 use crate::lap::LapTimer;
 use crate::spec::CarSpec;
 use crate::telemetry::CarTelemetry;
-use crate::track::{Track, TrackHint};
+use crate::track::{Track, TrackCoord};
 
 /// Longest single integration step, s; longer `step` calls are sub-divided.
 pub const MAX_SUBSTEP_S: f64 = 0.002;
@@ -23,8 +27,8 @@ pub struct CarId(pub usize);
 pub struct World {
     track: Track,
     cars: Vec<Car>,
-    /// Lap and sector timing per car, with the car's cached track position.
-    laps: Vec<(LapTimer, TrackHint)>,
+    /// Lap and sector timing per car.
+    laps: Vec<LapTimer>,
     time_s: f64,
 }
 
@@ -50,15 +54,15 @@ impl World {
         let slot = self.cars.len();
         let (position, yaw) = self.track.start_pose(slot);
         self.cars.push(Car::new(spec, &self.track, position, yaw));
-        self.laps
-            .push((LapTimer::new(&self.track), TrackHint::default()));
+        self.laps.push(LapTimer::new(&self.track));
         CarId(slot)
     }
 
     /// Puts a car back on its start slot, at rest.
     pub fn reset_car(&mut self, car: CarId) {
         self.cars[car.0].reset();
-        self.laps[car.0].0 = LapTimer::new(&self.track);
+        self.cars[car.0].refresh_track_coord(&self.track);
+        self.laps[car.0] = LapTimer::new(&self.track);
     }
 
     /// Number of cars.
@@ -86,10 +90,9 @@ impl World {
         let substeps = (dt_s / MAX_SUBSTEP_S).ceil().max(1.0);
         let h = dt_s / substeps;
         for _ in 0..substeps as u64 {
-            for (car, (lap, hint)) in self.cars.iter_mut().zip(&mut self.laps) {
+            for (car, lap) in self.cars.iter_mut().zip(&mut self.laps) {
                 car.step(&self.track, h);
-                let coord = self.track.project(car.telemetry().position_m, hint);
-                lap.update(&coord, h);
+                lap.update(car.track_coord(), h);
             }
         }
         self.time_s += dt_s;
@@ -98,8 +101,15 @@ impl World {
     /// The telemetry of one car after the last step.
     pub fn telemetry(&self, car: CarId) -> CarTelemetry {
         let mut telemetry = *self.cars[car.0].telemetry();
-        telemetry.lap = self.laps[car.0].0.telemetry();
+        telemetry.lap = self.laps[car.0].telemetry();
         telemetry
+    }
+
+    /// Where a car is on the track after the last step (along/across coordinates of its
+    /// centre of gravity): the projection the world made for lap timing, so robots and tools
+    /// need no query of their own.
+    pub fn track_coord(&self, car: CarId) -> TrackCoord {
+        *self.cars[car.0].track_coord()
     }
 
     /// One car (state, parameters).

@@ -18,7 +18,8 @@ impl RobotDriver {
     }
 }
 
-/// The controls `robot` chooses for `car` this step (RT path: no allocation).
+/// The controls `robot` chooses for `car` this step (RT path: no allocation; reads the
+/// world's track projection of the car instead of projecting again).
 pub fn robot_controls(robot: &mut RobotDriver, world: &World, car: CarId) -> Controls {
-    robot.0.drive(world.car(car).telemetry(), world.track())
+    robot.0.drive_car(world, car)
 }

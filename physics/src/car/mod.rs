@@ -24,7 +24,7 @@ use crate::spec::{CarSpec, GRAVITY_MPS2};
 use crate::steering::Steering;
 use crate::suspension::Suspension;
 use crate::telemetry::CarTelemetry;
-use crate::track::{Track, TrackHint};
+use crate::track::{Track, TrackCoord, TrackHint};
 use crate::tyre::{SlipState, Tyre};
 
 /// Tyre temperature reported until a thermal model exists, degrees C.
@@ -83,6 +83,13 @@ pub struct Car {
     pub(crate) start_state: CarState,
     pub(crate) wheel_hints: [TrackHint; 4],
     pub(crate) body_hint: TrackHint,
+    /// Track coordinates of the centre of gravity after the last step (one projection per
+    /// step, shared by the lap timer, robots and the barrier broad phase).
+    pub(crate) body_coord: TrackCoord,
+    /// The position `body_coord` belongs to (a state set from outside no longer matches it).
+    pub(crate) body_coord_position: Vec3,
+    /// Largest distance of a collision point from the centre of gravity, m.
+    pub(crate) collision_reach_m: f64,
     pub(crate) barrier_hints: [TrackHint; 8],
     pub(crate) controls: Controls,
     pub(crate) telemetry: CarTelemetry,
@@ -158,6 +165,12 @@ impl Car {
             start_state: CarState::default(),
             wheel_hints: [TrackHint::default(); 4],
             body_hint: TrackHint::default(),
+            body_coord: TrackCoord::default(),
+            body_coord_position: Vec3::ZERO,
+            collision_reach_m: collision_points
+                .iter()
+                .map(|p| p.length())
+                .fold(0.0, f64::max),
             barrier_hints: [TrackHint::default(); 8],
             controls: Controls::default(),
             telemetry: CarTelemetry::default(),
@@ -184,7 +197,23 @@ impl Car {
         };
         car.state = car.start_state;
         car.drivetrain.set_wheel_radius_m(radius);
+        car.refresh_track_coord(track);
         car
+    }
+
+    /// Projects the current position onto `track` (after the state was set from outside).
+    pub(crate) fn refresh_track_coord(&mut self, track: &Track) {
+        let position = self.state.position;
+        let (coord, surface) = track.project_with_surface(position.to_array(), &mut self.body_hint);
+        self.body_coord = coord;
+        self.body_coord_position = position;
+        self.telemetry.surface = surface;
+    }
+
+    /// Track coordinates of the car's centre of gravity after the last step (or where it was
+    /// built or reset).
+    pub fn track_coord(&self) -> &TrackCoord {
+        &self.body_coord
     }
 
     /// Puts the car back where it started, at rest, with fresh brakes and driveline state.

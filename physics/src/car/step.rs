@@ -51,6 +51,7 @@ impl Car {
                 ..before
             };
             self.telemetry = Default::default();
+            self.refresh_track_coord(track);
         }
         self.time_s += dt_s;
         self.telemetry.time_s = self.time_s;
@@ -231,7 +232,9 @@ impl Car {
             *v += a * dt;
         }
         let barrier = self.barrier_response(track, &rot, &mut next);
-        next.position = st.position + next.velocity * dt;
+        // From the barrier-corrected position (`next` started at `st`): a penetration push
+        // must not be overwritten, or a car scraping a narrowing barrier ends up beyond it.
+        next.position += next.velocity * dt;
         next.orientation = st
             .orientation
             .integrate_body_rate(next.angular_velocity_body, dt);
@@ -310,10 +313,13 @@ impl Car {
         t.controls = self.controls;
         t.drivetrain = self.drivetrain.telemetry();
         t.barrier_contact = barrier;
-        t.surface = track
-            .ground(st.position.x, st.position.y, &mut self.body_hint)
-            .surface
-            .kind;
+        // One body projection per step: the surface under the car here, and the lap position
+        // and barrier broad phase read the same coordinates.
+        let (coord, surface) =
+            track.project_with_surface(st.position.to_array(), &mut self.body_hint);
+        t.surface = surface;
+        self.body_coord = coord;
+        self.body_coord_position = st.position;
     }
 }
 

@@ -9,6 +9,10 @@
 //! (looked up a little ahead so the brakes have time to rise) with throttle and brake, keeps
 //! wheel slip in check, and shifts gears with the clutch work a manual box needs ([`gears`]).
 //! It also drives the direct-drive stub (no gearbox: gear 0, no shifting).
+//!
+//! Track position: [`Robot::drive_car`] reads the projection the [`World`] already made for
+//! the car in its last step (one projection per car per step, O(1)); [`Robot::drive`] projects
+//! by itself for callers without a world.
 
 pub mod gears;
 pub mod limits;
@@ -18,7 +22,8 @@ pub mod speed;
 use crate::controls::{Controls, GearRequest};
 use crate::spec::CarSpec;
 use crate::telemetry::CarTelemetry;
-use crate::track::{Track, TrackHint};
+use crate::track::{Track, TrackCoord, TrackHint};
+use crate::world::{CarId, World};
 pub use limits::DriverLimits;
 use line::Station;
 
@@ -132,15 +137,29 @@ impl Robot {
         [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]
     }
 
-    /// The controls for the next step (no allocation).
+    /// The controls for the next step of `car` in `world` (no allocation, no track query:
+    /// uses the world's projection of the car from its last step).
+    pub fn drive_car(&mut self, world: &World, car: CarId) -> Controls {
+        let coord = world.track_coord(car);
+        self.drive_at(world.car(car).telemetry(), &coord)
+    }
+
+    /// The controls for the next step (no allocation), projecting the car onto `track` with
+    /// the robot's own hint.
     pub fn drive(&mut self, telemetry: &CarTelemetry, track: &Track) -> Controls {
+        let coord = track.project(telemetry.position_m, &mut self.hint);
+        self.drive_at(telemetry, &coord)
+    }
+
+    /// The controls for the next step (no allocation) for a car at `coord` (its track
+    /// position at `telemetry.position_m`).
+    pub fn drive_at(&mut self, telemetry: &CarTelemetry, coord: &TrackCoord) -> Controls {
         let dt_s = match self.last_time_s {
             Some(last) if telemetry.time_s > last => telemetry.time_s - last,
             _ => 0.0,
         };
         self.last_time_s = Some(telemetry.time_s);
         let position = telemetry.position_m;
-        let coord = track.project(position, &mut self.hint);
         let forward = telemetry.velocity_body_mps[0];
         let speed = forward.max(0.0);
 

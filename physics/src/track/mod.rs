@@ -265,6 +265,30 @@ impl Track {
         }
     }
 
+    /// [`Track::project`] plus the kind of surface under the point, from one locate (a car's
+    /// per-step body query: lap position and the surface it is on).
+    pub fn project_with_surface(
+        &self,
+        p: [f64; 3],
+        hint: &mut TrackHint,
+    ) -> (TrackCoord, SurfaceKind) {
+        match &self.shape {
+            Shape::Plane { .. } => (self.project(p, hint), SurfaceKind::Asphalt),
+            Shape::Ribbon(r) => r.project_with_surface(p, hint),
+        }
+    }
+
+    /// Barrier broad phase: true when no point within `reach_m` (horizontal distance) of the
+    /// point last projected with `hint` (giving `coord`) can be in contact with a barrier, so
+    /// per-point [`Track::barrier_contact`] queries can be skipped. Conservative: false only
+    /// means "test the points". Always true on the plane (no barriers).
+    pub fn clear_of_barriers(&self, coord: &TrackCoord, hint: &TrackHint, reach_m: f64) -> bool {
+        match &self.shape {
+            Shape::Plane { .. } => true,
+            Shape::Ribbon(r) => r.clear_of_barriers(hint.segment, coord.lateral_m, reach_m),
+        }
+    }
+
     /// Barrier contact of a sphere at `p` with `radius_m`, if any. Barriers are solid
     /// half-spaces: a point anywhere beyond a barrier line is in contact, with its depth.
     pub fn barrier_contact(

@@ -14,6 +14,9 @@
 //!
 //! Queries are O(1) with a [`TrackHint`]: a short walk from the remembered segment; only a
 //! hint that is far off (the first query) costs a scan of the samples. No query allocates.
+//! A body-level barrier broad phase ([`Ribbon::clear_of_barriers`]) reads per-segment minima
+//! of the barrier distances (and maxima of the curvature) over [`BROAD_PHASE_WINDOW_M`]
+//! precomputed at build, so a car well inside the barriers needs no per-point query.
 
 use super::bumps::{BumpField, BumpValue};
 use super::centreline::{self, CentreSample};
@@ -31,6 +34,10 @@ const MAX_WALK: usize = 48;
 const PLAUSIBLE_BEYOND_BARRIER_M: f64 = 25.0;
 /// Width over which run-off roughness fades in beyond the edge (or kerb), m.
 const RUNOFF_LATERAL_FADE_M: f64 = 0.5;
+/// Half length of the stretch (each way along the lap) the barrier broad phase summarises, m.
+const BROAD_PHASE_WINDOW_M: f64 = 30.0;
+/// Safety margin of the barrier broad phase, m (covers the locate's round-off).
+const BROAD_PHASE_MARGIN_M: f64 = 0.05;
 /// How far behind the start line the first grid slot is, m.
 const FIRST_SLOT_BEHIND_M: f64 = 6.0;
 /// A barrier on the inside of a turn must stay this fraction of the radius away from the
@@ -60,10 +67,36 @@ struct Located {
     tangent: [f64; 2],
 }
 
+/// The barrier distances and curvature around one segment, for the broad phase.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct BarrierWindow {
+    /// Smallest barrier distance, left and right, within the window, m.
+    min_barrier_m: [f64; 2],
+    /// Largest |curvature| within the window, 1/m.
+    max_abs_curvature: f64,
+}
+
+/// Where a located point lies across the track.
+#[derive(Debug, Clone, Copy)]
+struct Across {
+    /// 0 left, 1 right.
+    side: usize,
+    /// Half width of the racing surface on that side, m.
+    half_width: f64,
+    /// Distance beyond the edge of the racing surface (negative on it), m.
+    beyond_edge: f64,
+    /// Surface id (see `surface::kind_of`).
+    id: u8,
+    /// True on a kerb (beyond the edge, inside the kerb width).
+    on_kerb: bool,
+}
+
 /// The built ribbon.
 #[derive(Debug, Clone)]
 pub(crate) struct Ribbon {
     samples: Vec<Sample>,
+    /// Broad-phase summary per segment (`0..n`).
+    barrier_windows: Vec<BarrierWindow>,
     n: usize,
     spacing_m: f64,
     length_m: f64,
@@ -75,6 +108,31 @@ pub(crate) struct Ribbon {
     roughness: [BumpField; 5],
     sector_starts_m: [f64; 2],
     grid_spacing_m: f64,
+}
+
+/// The broad-phase summary of every segment `0..n`: barrier minima and curvature maxima over
+/// the samples within [`BROAD_PHASE_WINDOW_M`] each way (wrapping round the lap).
+fn barrier_windows(samples: &[Sample], n: usize, spacing_m: f64) -> Vec<BarrierWindow> {
+    let reach = (BROAD_PHASE_WINDOW_M / spacing_m).ceil() as usize + 1;
+    (0..n)
+        .map(|i| {
+            let mut window = BarrierWindow {
+                min_barrier_m: [f64::INFINITY; 2],
+                max_abs_curvature: 0.0,
+            };
+            for k in 0..=2 * reach {
+                let j = (i + n * (reach / n + 1) + k - reach) % n;
+                let sample = &samples[j];
+                for side in 0..2 {
+                    window.min_barrier_m[side] =
+                        window.min_barrier_m[side].min(sample.profile.barrier_m[side]);
+                }
+                window.max_abs_curvature =
+                    window.max_abs_curvature.max(sample.centre.curvature.abs());
+            }
+            window
+        })
+        .collect()
 }
 
 fn hermite(t: f64) -> ([f64; 4], [f64; 4]) {
@@ -188,8 +246,10 @@ impl Ribbon {
             };
             BumpField::new(1.0, wavelength, length_m, spec.seed ^ (kind as u64 + 100))
         };
+        let barrier_windows = barrier_windows(&samples, n, spacing_m);
         Ok(Ribbon {
             samples,
+            barrier_windows,
             n,
             spacing_m,
             length_m,
@@ -239,7 +299,9 @@ impl Ribbon {
                 + dh[2] * b.xy[k]
                 + dh[3] * ds * b.tangent[k];
         }
-        let norm = v[0].hypot(v[1]);
+        // Plain sqrt, not hypot: the derivative is about one spacing long (no overflow) and
+        // this runs several times per query.
+        let norm = (v[0] * v[0] + v[1] * v[1]).sqrt();
         (p, [v[0] / norm, v[1] / norm])
     }
 
@@ -353,10 +415,10 @@ impl Ribbon {
         let tan_bank_rate = lerp(pa.tan_bank_rate, pb.tan_bank_rate, t);
         let curvature = lerp(a.centre.curvature, b.centre.curvature, t);
 
-        let side = if d >= 0.0 { 0 } else { 1 };
+        let across = self.across(&loc);
+        let (side, half_width, beyond_edge) = (across.side, across.half_width, across.beyond_edge);
         let sign = if d >= 0.0 { 1.0 } else { -1.0 };
         let abs_d = d.abs();
-        let half_width = lerp(pa.half_width_m[side], pb.half_width_m[side], t);
 
         let mut height = centre_height - d * tan_bank;
         let mut dz_ds = grade - d * tan_bank_rate;
@@ -386,10 +448,8 @@ impl Ribbon {
         // Surface band and its kerb height / roughness.
         let ids = a.surface.ids;
         let kerb_id = ids[KERB_BAND * 2 + side];
-        let beyond_edge = abs_d - half_width;
-        let id = if beyond_edge <= 0.0 {
-            ids[TRACK_BAND * 2 + side]
-        } else if kerb_id != NO_KERB && beyond_edge < self.kerb_width_m {
+        let id = across.id;
+        if across.on_kerb {
             let fade = lerp(a.surface.kerb_fade[side], b.surface.kerb_fade[side], t);
             let fade_rate = (b.surface.kerb_fade[side] - a.surface.kerb_fade[side]) / ds;
             let u = beyond_edge / self.kerb_width_m;
@@ -410,9 +470,8 @@ impl Ribbon {
                 ],
                 (&mut height, &mut dz_ds, &mut dz_dd),
             );
-            kerb_id
-        } else {
-            let runoff_id = ids[RUNOFF_BAND * 2 + side];
+        } else if beyond_edge > 0.0 {
+            let runoff_id = id;
             let inner = if kerb_id != NO_KERB {
                 self.kerb_width_m
             } else {
@@ -433,8 +492,7 @@ impl Ribbon {
                 ],
                 (&mut height, &mut dz_ds, &mut dz_dd),
             );
-            runoff_id
-        };
+        }
 
         // World gradient: along-track slope per metre of ground travelled at offset d.
         let stretch = (1.0 - curvature * d).max(0.1);
@@ -447,6 +505,35 @@ impl Ribbon {
             height_m: height,
             normal: [-gx / norm, -gy / norm, 1.0 / norm],
             surface: Surface::of(surface::kind_of(id)),
+        }
+    }
+
+    /// The band and surface under a located point.
+    fn across(&self, loc: &Located) -> Across {
+        let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
+        let side = if loc.d >= 0.0 { 0 } else { 1 };
+        let half_width = lerp(
+            a.profile.half_width_m[side],
+            b.profile.half_width_m[side],
+            loc.t,
+        );
+        let ids = a.surface.ids;
+        let kerb_id = ids[KERB_BAND * 2 + side];
+        let beyond_edge = loc.d.abs() - half_width;
+        let on_kerb = beyond_edge > 0.0 && kerb_id != NO_KERB && beyond_edge < self.kerb_width_m;
+        let id = if beyond_edge <= 0.0 {
+            ids[TRACK_BAND * 2 + side]
+        } else if on_kerb {
+            kerb_id
+        } else {
+            ids[RUNOFF_BAND * 2 + side]
+        };
+        Across {
+            side,
+            half_width,
+            beyond_edge,
+            id,
+            on_kerb,
         }
     }
 
@@ -475,14 +562,45 @@ impl Ribbon {
 
     pub(crate) fn project(&self, p: [f64; 3], hint: &mut TrackHint) -> TrackCoord {
         let loc = self.locate([p[0], p[1]], hint);
+        self.coord(&loc)
+    }
+
+    /// [`Ribbon::project`] and the surface kind there from one locate.
+    pub(crate) fn project_with_surface(
+        &self,
+        p: [f64; 3],
+        hint: &mut TrackHint,
+    ) -> (TrackCoord, SurfaceKind) {
+        let loc = self.locate([p[0], p[1]], hint);
+        (self.coord(&loc), surface::kind_of(self.across(&loc).id))
+    }
+
+    /// True when no point within `reach_m` (horizontally) of a point at `lateral_m` from the
+    /// centreline in segment `segment` can touch a barrier: the point's lateral offset
+    /// changes at most as fast as it moves, and its distance along the lap at most
+    /// `1 / (1 - curvature * offset)` times as fast, so the barrier minima over the window
+    /// bound every barrier such a point can meet. Conservative: false means "test each point".
+    pub(crate) fn clear_of_barriers(&self, segment: usize, lateral_m: f64, reach_m: f64) -> bool {
+        let Some(window) = self.barrier_windows.get(segment) else {
+            return false;
+        };
+        let stretch = 1.0 - window.max_abs_curvature * (lateral_m.abs() + reach_m);
+        if !(stretch > 0.1 && reach_m / stretch + self.spacing_m < BROAD_PHASE_WINDOW_M) {
+            return false;
+        }
+        let need = reach_m + BROAD_PHASE_MARGIN_M;
+        lateral_m + need < window.min_barrier_m[0] && -lateral_m + need < window.min_barrier_m[1]
+    }
+
+    fn coord(&self, loc: &Located) -> TrackCoord {
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
         TrackCoord {
             distance_m: loc.s.rem_euclid(self.length_m),
             lateral_m: loc.d,
             heading_rad: loc.tangent[1].atan2(loc.tangent[0]),
             curvature_per_m: lerp(a.centre.curvature, b.centre.curvature, loc.t),
-            half_width_left_m: self.profile_lerp(&loc, |p| p.half_width_m[0]),
-            half_width_right_m: self.profile_lerp(&loc, |p| p.half_width_m[1]),
+            half_width_left_m: self.profile_lerp(loc, |p| p.half_width_m[0]),
+            half_width_right_m: self.profile_lerp(loc, |p| p.half_width_m[1]),
         }
     }
 

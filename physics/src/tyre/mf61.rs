@@ -286,8 +286,7 @@ impl Mf61 {
         let mu = (self.pdy1 + self.pdy2 * dfz) * mu_scale;
         let d = mu * fz;
         let e_base = self.pey1 + self.pey2 * dfz;
-        let k =
-            self.pky1 * self.fnomin * (self.pky4 * (fz / (self.pky2 * self.fnomin)).atan()).sin();
+        let k = self.cornering_stiffness(fz);
         LatCurve {
             b: k / (c * d + EPS),
             c,
@@ -356,7 +355,14 @@ impl Mf61 {
     /// Cornering stiffness dFy0/dalpha at zero slip, N/rad (negative with ISO signs: the
     /// `K_y` of the MF).
     pub fn cornering_stiffness(&self, fz_n: f64) -> f64 {
-        self.pky1 * self.fnomin * (self.pky4 * (fz_n / (self.pky2 * self.fnomin)).atan()).sin()
+        let x = fz_n / (self.pky2 * self.fnomin);
+        let shape = if self.pky4 == 2.0 {
+            // sin(2 atan x) = 2x / (1 + x^2): the common PKY4 without trigonometry.
+            2.0 * x / (1.0 + x * x)
+        } else {
+            (self.pky4 * x.atan()).sin()
+        };
+        self.pky1 * self.fnomin * shape
     }
 
     /// Aligning moment at pure side slip (kappa = 0), N m, in the reference-table convention:
