@@ -17,12 +17,27 @@
 mod common;
 use common::*;
 use rig_physics::aero::AIR_DENSITY_KG_PER_M3;
+use rig_physics::brakes::ABS_CUT_OUT_MPS;
 use rig_physics::track::Track;
 use rig_physics::{CarSpec, CarTelemetry, World};
+
+/// What a stop shows besides its distance.
+struct StopTrace {
+    /// Largest change of a wheel's brake torque in one step while the ABS works, N m.
+    max_torque_step_nm: f64,
+    /// Smallest and largest front slip ratio between 20 and 8 m/s.
+    front_slip_range: (f64, f64),
+}
 
 /// Brakes from 100 km/h at full pedal; returns (distance after full pressure, speed then,
 /// the world at rest).
 fn stop(spec: &CarSpec) -> (f64, f64, World) {
+    let (distance, v1, world, _) = traced_stop(spec);
+    (distance, v1, world)
+}
+
+/// [`stop`] with the trace of the brake torques and slips.
+fn traced_stop(spec: &CarSpec) -> (f64, f64, World, StopTrace) {
     let (mut world, id) = world_with(spec, Track::flat());
     world.car_mut(id).set_speed(100.0 / 3.6);
     world.set_controls(
@@ -33,19 +48,38 @@ fn stop(spec: &CarSpec) -> (f64, f64, World) {
         },
     );
     let mut start: Option<CarTelemetry> = None;
+    let mut trace = StopTrace {
+        max_torque_step_nm: 0.0,
+        front_slip_range: (f64::INFINITY, f64::NEG_INFINITY),
+    };
+    let mut last = world.telemetry(id);
     for _ in 0..20_000 {
         world.step(DT);
         let t = world.telemetry(id);
         if start.is_none() && world.car(id).brake_pressure() >= 1.0 {
             start = Some(t);
         }
+        if start.is_some() && t.speed_mps > ABS_CUT_OUT_MPS + 1.0 {
+            for (w, w0) in t.wheels.iter().zip(&last.wheels) {
+                let change = (w.brake_torque_nm - w0.brake_torque_nm).abs();
+                trace.max_torque_step_nm = trace.max_torque_step_nm.max(change);
+            }
+        }
+        if (8.0..20.0).contains(&t.speed_mps) {
+            let (lo, hi) = &mut trace.front_slip_range;
+            for w in &t.wheels[..2] {
+                *lo = lo.min(w.slip_ratio);
+                *hi = hi.max(w.slip_ratio);
+            }
+        }
+        last = t;
         if start.is_some() && t.speed_mps < 1e-3 {
             break;
         }
     }
     let s = start.expect("pressure reached full");
     let distance = world.telemetry(id).position_m[0] - s.position_m[0];
-    (distance, s.speed_mps, world)
+    (distance, s.speed_mps, world, trace)
 }
 
 /// The road car with its tyre scaled to a peak longitudinal mu of 1 at 1 g braking loads.
@@ -66,7 +100,7 @@ fn road_car_on_mu_one() -> CarSpec {
 fn stopping_distance_matches_friction_limit() {
     let mut spec = road_car_on_mu_one();
     assert!(spec.brakes.abs, "the road car has ABS");
-    let (distance, v1, mut world) = stop(&spec);
+    let (distance, v1, mut world, trace) = traced_stop(&spec);
     let mu = 1.0;
     let expected = v1 * v1 / (2.0 * mu * G);
     let err = distance / expected - 1.0;
@@ -89,6 +123,24 @@ fn stopping_distance_matches_friction_limit() {
         "stopped in {distance:.2} m, drag-corrected limit {with_drag:.2} m ({:+.1} %): the ABS \
          is not holding the tyres at their peak",
         err_drag * 100.0
+    );
+
+    // The ABS holds the fronts near the tyre's peak slip (about -0.11 here) without a limit
+    // cycle, and moves the pressure smoothly: at most its 20 ms full-scale rate per step.
+    let (lo, hi) = trace.front_slip_range;
+    println!(
+        "front slip {lo:.3} .. {hi:.3} from 20 to 8 m/s; largest torque step {:.0} N m",
+        trace.max_torque_step_nm
+    );
+    assert!(
+        lo > -0.16 && hi < -0.09,
+        "front slip wandered over {lo:.3} .. {hi:.3} while the ABS held it"
+    );
+    let front_full_nm = 0.5 * spec.brakes.max_torque_nm * spec.brakes.front_bias;
+    assert!(
+        trace.max_torque_step_nm <= front_full_nm * 50.0 * DT + 1e-6,
+        "brake torque jumped {:.0} N m in one step",
+        trace.max_torque_step_nm
     );
 
     // Held on the brakes: wheels exactly still, no chatter, no creep.
