@@ -98,19 +98,19 @@ pub struct ManeuverArgs {
 /// The benchmarks.
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
-    /// Run the real loop (config's [loop] and [sim]) and print wake-latency percentiles,
+    /// Run the real loop (the config's `[loop]` and `[sim]`) and print wake-latency percentiles,
     /// late-tick counts and tick-work percentiles.
     Loop {
         /// How long to run, seconds.
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
-        /// Robot cars besides the player car (overrides [sim] robots).
+        /// Robot cars besides the player car (overrides `[sim] robots`).
         #[arg(long)]
         robots: Option<u32>,
-        /// Core (overrides [loop] core).
+        /// Core (overrides `[loop] core`).
         #[arg(long)]
         core: Option<u32>,
-        /// SCHED_FIFO priority (overrides [loop] priority).
+        /// SCHED_FIFO priority (overrides `[loop] priority`).
         #[arg(long)]
         priority: Option<u8>,
     },

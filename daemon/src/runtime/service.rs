@@ -7,8 +7,8 @@
 //! telemetry sender's atomic counters, never touching the RT thread): `STATUS=` with the loop
 //! figures and every telemetry destination's counters, a loop-health log line (debug level
 //! while the dashboard shows it), the per-destination counters in the log when a destination's
-//! errors grow (at most once per [`crate::telemetry_out::report::REPORT_INTERVAL`]), and the
-//! counters and newest warning on the dashboard. SIGTERM/SIGINT: the loop safe-stops
+//! errors grow (ever further apart while they last: [`crate::telemetry_out::backoff`]), and
+//! the counters and newest warning on the dashboard. SIGTERM/SIGINT: the loop safe-stops
 //! every stage (`Exit`) within one tick and hands everything back; it is dropped here and the
 //! process exits. SIGHUP: a valid new file safe-stops the stages (`Reload`), rebuilds them
 //! (the world too when `[sim]` or the rate changed) and restarts the loop; an invalid one is
@@ -214,8 +214,9 @@ fn report_telemetry(log: &mut ReportLog, telemetry: &TelemetrySnapshot) {
     let lines = report.lines.join("; ");
     if report.errors_grew {
         tracing::warn!(
-            "telemetry counters: {lines} (fix: start the app that listens there, or remove \
-             the destination from [[telemetry]])"
+            "telemetry counters: {lines} (fix: for `refused`, start the app that listens \
+             there; for `unreachable`, check the network and address; for `no buffer`, lower \
+             rate_hz; or remove the destination from [[telemetry]])"
         );
     } else if !lines.is_empty() {
         tracing::info!("telemetry counters: {lines}");
