@@ -203,7 +203,10 @@ fn abs_keeps_the_car_steerable_under_full_braking() {
     // 45 degrees at the rim: locked fronts give no side force, ABS-held fronts keep most.
     let (yaw_abs, y_abs) = brake_and_steer(true);
     let (yaw_locked, y_locked) = brake_and_steer(false);
-    println!("yaw {yaw_abs:.3} rad / {y_abs:.2} m with ABS, {yaw_locked:.3} rad / {y_locked:.2} m locked");
+    println!(
+        "yaw {yaw_abs:.3} rad / {y_abs:.2} m with ABS, \
+         {yaw_locked:.3} rad / {y_locked:.2} m locked"
+    );
     assert!(
         yaw_abs > 0.15 && y_abs > 1.5,
         "with ABS the car barely turned: {yaw_abs:.3} rad, {y_abs:.2} m"

@@ -13,11 +13,14 @@
 //! `I ds/dt = (r / v) (T_brake - r F_brake) - I (1 - s) a / v` (s = braking slip, F_brake the
 //! braking road force, a the car's deceleration). The ABS asks for the torque that balances
 //! the road force and the wheel's share of the deceleration, plus a slip error term:
-//! `T = r F_brake + I (1 - s) a / r + (I v / r) g (s* - s)`, which makes `ds/dt = g (s* - s)` (first
-//! order, time constant 1/g). The force comes from the previous step (the ABS knows its line
-//! pressure and the wheel's deceleration, hence the road torque). Feedback is on the tyre's
-//! effective slip (the relaxed one that makes the force), which lags the wheel by sigma / v,
-//! so g is capped at v / (2 sigma) to keep the loop well damped at low speed.
+//! `T = r F_brake + I (1 - s) a / r + (I v / r) (g (s* - s) + z)`, which makes
+//! `ds/dt = g (s* - s) + z` (first order, time constant 1/g). The force comes from the
+//! previous step (the ABS knows its line pressure and the wheel's deceleration, hence the
+//! road torque). `z` integrates `g^2 / 4 (s* - s)` while the factor is not at a limit: it
+//! removes the steady error left by what the balance does not know (driveline inertia and
+//! drag on driven wheels). Feedback is on the tyre's effective slip (the relaxed one that
+//! makes the force), which lags the wheel by sigma / v, so g is capped at v / (2 sigma) to
+//! keep the loop well damped at low speed.
 //!
 //! Inactive below [`ABS_CUT_OUT_MPS`] (as on real cars, so the car stops and holds with
 //! locked wheels), for wheels off the ground (no road force to balance: full pedal), and
