@@ -2,11 +2,15 @@
 //! preset (2-DOF crank seat) from its running simulation. The test reads the frames from the
 //! pty master and checks their format, rate and limits (no step larger than v_max x dt), that
 //! SIGTERM parks the rig at its rate limits before the process exits, and that a write error
-//! (master closed) parks the rig and motion recovers when the port comes back.
+//! (master closed) on the serial output leaves the platform's UDP copy streaming while the
+//! serial output parks on its own and rejoins the live motion when the port comes back.
 
 mod motion_pty;
 mod support;
 
+use std::net::UdpSocket;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use motion_pty::Pty;
@@ -18,7 +22,19 @@ const MAX_SPEED_DEG_PER_S: f64 = 120.0;
 const RATE_HZ: f64 = 100.0;
 const PARK_POSITION: f64 = -0.8;
 
-fn config(port: &std::path::Path) -> String {
+/// The rig's config: the SMC3 on `port`, plus the same frames over UDP to `udp_port`.
+fn config(port: &std::path::Path, udp_port: Option<u16>) -> String {
+    let udp = udp_port.map_or(String::new(), |udp_port| {
+        format!(
+            r#"
+[[motion.platforms.outputs]]
+preset = "smc3"
+udp_target = "127.0.0.1:{udp_port}"
+rate_hz = {RATE_HZ}
+post_open_delay_ms = 0
+"#
+        )
+    });
     format!(
         r#"{TEST_CONFIG}
 [[motion.platforms]]
@@ -40,7 +56,7 @@ preset = "smc3"
 serial_port = "{}"
 rate_hz = {RATE_HZ}
 post_open_delay_ms = 100
-"#,
+{udp}"#,
         port.display()
     )
 }
@@ -111,12 +127,12 @@ struct Rig {
     child: std::process::Child,
 }
 
-fn start(name: &str, pty: &Pty) -> Rig {
+fn start(name: &str, pty: &Pty, udp_port: Option<u16>) -> Rig {
     let dir = TempDir::new(name);
     // The config names a stable link, as /dev/serial/by-id does; the test can re-point it.
     let link = dir.0.join("ttyMOTION");
     std::os::unix::fs::symlink(&pty.slave_path, &link).unwrap();
-    let path = dir.file("rigd.toml", &config(&link));
+    let path = dir.file("rigd.toml", &config(&link, udp_port));
     let notify = NotifySocket::bind(&dir.0);
     let child = spawn_rigd(&path, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(30));
@@ -165,7 +181,7 @@ fn raised(frames: &[[u16; 3]]) -> bool {
 #[test]
 fn smc3_runs_from_the_simulation_and_parks_on_sigterm() {
     let pty = Pty::open();
-    let mut rig = start("motion-sigterm", &pty);
+    let mut rig = start("motion-sigterm", &pty, None);
 
     let frames = read_until(&pty, Duration::from_secs(30), raised);
     // The first frame goes out while the ramp may already have begun (10 ticks of it).
@@ -225,16 +241,94 @@ fn terminate(rig: &mut Rig, pty: &Pty) -> (std::process::ExitStatus, Vec<u8>) {
     (status, tail)
 }
 
+/// SMC3 frames with their arrival times.
+type Arrivals = Arc<Mutex<Vec<(Instant, [u16; 3])>>>;
+
+/// SMC3 frames arriving over UDP, collected by a thread.
+struct UdpFrames {
+    frames: Arrivals,
+    stop: Arc<AtomicBool>,
+    port: u16,
+}
+
+impl UdpFrames {
+    fn listen() -> UdpFrames {
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_millis(20)))
+            .unwrap();
+        let port = socket.local_addr().unwrap().port();
+        let frames = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (sink, done) = (frames.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 64];
+            while !done.load(Ordering::SeqCst) {
+                if let Ok(n) = socket.recv(&mut buf) {
+                    for frame in smc3_frames(&buf[..n]) {
+                        sink.lock().unwrap().push((Instant::now(), frame));
+                    }
+                }
+            }
+        });
+        UdpFrames { frames, stop, port }
+    }
+
+    fn between(&self, from: Instant, to: Instant) -> Vec<[u16; 3]> {
+        let frames = self.frames.lock().unwrap();
+        frames
+            .iter()
+            .filter(|(t, _)| *t >= from && *t <= to)
+            .map(|(_, f)| *f)
+            .collect()
+    }
+
+    fn all(&self) -> Vec<[u16; 3]> {
+        self.frames
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, f)| *f)
+            .collect()
+    }
+}
+
+impl Drop for UdpFrames {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
 #[test]
-fn write_error_parks_and_motion_recovers_when_the_port_returns() {
+fn write_error_parks_the_serial_output_while_its_udp_copy_keeps_streaming() {
+    let udp = UdpFrames::listen();
     let pty = Pty::open();
-    let mut rig = start("motion-write-error", &pty);
+    let mut rig = start("motion-write-error", &pty, Some(udp.port));
     let before = read_until(&pty, Duration::from_secs(30), raised);
     assert!(!before.is_empty());
 
-    // Pull the cable: the daemon's writes fail.
+    // Pull the cable: the daemon's writes to the serial port fail, and reopening fails
+    // while it is unplugged.
     drop(pty);
-    std::thread::sleep(Duration::from_millis(500));
+    let unplugged = Instant::now();
+    std::thread::sleep(Duration::from_millis(2000));
+
+    // The UDP output of the same platform kept streaming the live motion all along: at its
+    // rate, within the limits, never sent to park.
+    let during = udp.between(
+        unplugged + Duration::from_millis(300),
+        unplugged + Duration::from_millis(1900),
+    );
+    let rate = during.len() as f64 / 1.6;
+    assert!(
+        (RATE_HZ * 0.7..=RATE_HZ * 1.15).contains(&rate),
+        "UDP output while the serial port is down: {rate:.1} frames/s, configured {RATE_HZ}"
+    );
+    assert_frames_within_limits(&during, "UDP while the serial port is down");
+    assert!(
+        during.iter().all(|f| f[0] != park() || f[1] != park()),
+        "the UDP copy must not park because the serial port failed"
+    );
 
     // Plug it back in (a new device behind the same stable link).
     let pty = Pty::open();
@@ -242,17 +336,34 @@ fn write_error_parks_and_motion_recovers_when_the_port_returns() {
     std::os::unix::fs::symlink(&pty.slave_path, &fresh).unwrap();
     std::fs::rename(&fresh, &rig.link).unwrap();
 
+    // The serial output ramps from where the controller was to park, then joins the live
+    // motion: from then on its frames are the UDP output's frames.
     let after = read_until(&pty, Duration::from_secs(30), |frames| {
         let parked_at = frames.iter().position(|f| f[0] == park() && f[1] == park());
-        parked_at.is_some_and(|p| raised(&frames[p..]))
+        parked_at.is_some_and(|p| frames.len() > p + 300)
     });
-    // It resumed from the last position it had written (not observable here: the daemon
-    // kept writing into the dead port until the error surfaced), parked at the limits with
-    // no jump between frames, then raised again.
-    assert_frames_within_limits(&after, "recovery");
+    assert_frames_within_limits(&after, "serial recovery");
+    let first = after[0];
+    assert!(
+        first[0] != park() || first[1] != park(),
+        "the serial output resumed from the last position it had written: {first:?}"
+    );
+    let tail = &after[after.len() - 50..];
+    let udp_all = udp.all();
+    assert!(
+        udp_all.windows(tail.len()).any(|w| w == tail),
+        "after rejoining, the serial frames are the platform's live frames (the UDP copy's)"
+    );
 
-    let (status, tail) = terminate(&mut rig, &pty);
-    let parked = smc3_frames(&tail);
+    let (status, serial_tail) = terminate(&mut rig, &pty);
+    let parked = smc3_frames(&serial_tail);
     assert_eq!(parked.last().map(|f| [f[0], f[1]]), Some([park(), park()]));
+    std::thread::sleep(Duration::from_millis(100));
+    let udp_last = udp.all().last().copied().unwrap();
+    assert_eq!(
+        [udp_last[0], udp_last[1]],
+        [park(), park()],
+        "UDP parked too"
+    );
     assert!(status.success(), "{}", stderr_of(&mut rig.child));
 }

@@ -1,7 +1,9 @@
 //! The motion RT stage driven tick by tick from the test (standing in for the RT thread):
 //! stale physics fades to neutral then parks within the limits, a teleport resets the cues
 //! without a jolt, a silent RT loop makes the writer park on its own, and (property test)
-//! no NaN or out-of-range value is ever encoded whatever the physics produces.
+//! no NaN or out-of-range value is ever encoded whatever the physics produces. Position,
+//! velocity and acceleration limits are checked on every sample, the end of travel and the
+//! writer's own parking ramp (SIGTERM) included.
 
 use std::net::UdpSocket;
 use std::time::{Duration, Instant};
@@ -9,10 +11,11 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use rig_config::motion::{OutputConfig, PlatformConfig};
 use rig_protocols::Frame;
-use rigd::motion::platform_stage;
+use rigd::motion::kinematics::Pose;
 use rigd::motion::safety::SafetyState;
 use rigd::motion::stage::MotionStage;
-use rigd::rt_stage::RtStage;
+use rigd::motion::{platform_from_config, platform_stage};
+use rigd::rt_stage::{RtStage, StopReason};
 
 const TICK_HZ: f64 = 1000.0;
 const STROKE_MM: f64 = 100.0;
@@ -44,11 +47,12 @@ idle_before_park_s = 0.5
     config
 }
 
-fn udp_output(port: u16) -> OutputConfig {
+/// A UDP copy of the six actuators at the loop rate, `bits` binary big-endian values.
+fn udp_output_bits(port: u16, bits: u8) -> OutputConfig {
     toml::from_str(&format!(
         r#"
 template = "<Axis1a><Axis2a><Axis3a><Axis4a><Axis5a><Axis6a>"
-bits = 16
+bits = {bits}
 format = "binary"
 udp_target = "127.0.0.1:{port}"
 rate_hz = 1000.0
@@ -56,6 +60,10 @@ post_open_delay_ms = 0
 "#
     ))
     .unwrap()
+}
+
+fn udp_output(port: u16) -> OutputConfig {
+    udp_output_bits(port, 16)
 }
 
 /// A frame of a car at `time_s` and `x_m` along the track with specific force `f`.
@@ -97,10 +105,9 @@ impl LimitCheck {
                 step.abs() <= v_max * dt * (1.0 + 1e-9),
                 "{what}: actuator {i} step {step}"
             );
-            // The second difference of the positions is the commanded acceleration.
-            // Exception: the hard stop at the end of the usable travel (a safety backstop).
-            let at_end = p.abs() >= 0.95 * STROKE_MM / 2000.0 - 1e-12;
-            if let (Some(previous_step), false) = (&self.previous_step, at_end) {
+            // The second difference of the positions is the commanded acceleration, on
+            // every sample (the end of travel included: the tracker brakes ahead of it).
+            if let Some(previous_step) = &self.previous_step {
                 let accel = (step - previous_step[i]) / (dt * dt);
                 assert!(
                     accel.abs() <= a_max * (1.0 + 1e-6),
@@ -191,22 +198,60 @@ fn teleport_resets_the_cues_without_a_jolt() {
     assert_eq!(stage.state(), SafetyState::Active);
 }
 
-fn receive_frames(socket: &UdpSocket, window: Duration) -> Vec<[u16; 6]> {
+/// A frame whose cues saturate: the workspace clamp puts the target on the end of travel.
+fn slam(time_s: f64, sign: f64) -> Frame {
+    let mut fr = frame(time_s, time_s * 20.0, [sign * 60.0, -sign * 40.0, 9.80665]);
+    fr.car.angular_velocity_body_radps = [sign * 3.0, sign * 3.0, -sign * 3.0];
+    fr
+}
+
+#[test]
+fn saturating_cues_drive_into_the_end_of_travel_within_every_limit() {
+    let mut stage = platform_stage(&platform(Vec::new()), TICK_HZ).unwrap();
+    let mut t = 0.0;
+    run_to_active(&mut stage, &mut t);
+    let mut limits = LimitCheck::new(&stage);
+    let end = 0.95 * STROKE_MM / 2000.0;
+    let mut deepest: f64 = 0.0;
+    // Targets jump from one end of the workspace to the other every 0.7 s.
+    for k in 0..6000 {
+        t += 0.001;
+        let sign = if (k / 700) % 2 == 0 { 1.0 } else { -1.0 };
+        stage.on_tick(&slam(t, sign));
+        limits.check(&stage, "saturating cues");
+        deepest = stage
+            .commanded()
+            .iter()
+            .fold(deepest, |m, p| m.max(p.abs()));
+    }
+    assert!(
+        deepest > end - 1e-6,
+        "some actuator reached the end of travel ({deepest} of {end})"
+    );
+}
+
+/// The datagrams `socket` receives within `window`, each decoded by `decode`.
+fn receive<T>(socket: &UdpSocket, window: Duration, decode: impl Fn(&[u8]) -> T) -> Vec<T> {
     socket
         .set_read_timeout(Some(Duration::from_millis(20)))
         .unwrap();
     let end = Instant::now() + window;
-    let mut frames = Vec::new();
+    let mut out = Vec::new();
     let mut buf = [0u8; 64];
     while Instant::now() < end {
         if let Ok(n) = socket.recv(&mut buf) {
-            assert_eq!(n, 12, "six 16-bit values");
-            frames.push(std::array::from_fn(|i| {
-                u16::from_be_bytes([buf[2 * i], buf[2 * i + 1]])
-            }));
+            out.push(decode(&buf[..n]));
         }
     }
-    frames
+    out
+}
+
+/// Six 16-bit big-endian values ([`udp_output`]).
+fn receive_frames(socket: &UdpSocket, window: Duration) -> Vec<[u16; 6]> {
+    receive(socket, window, |bytes| {
+        assert_eq!(bytes.len(), 12, "six 16-bit values");
+        std::array::from_fn(|i| u16::from_be_bytes([bytes[2 * i], bytes[2 * i + 1]]))
+    })
 }
 
 fn wait_ready(stage: &mut MotionStage, t: &mut f64) {
@@ -222,18 +267,27 @@ fn wait_ready(stage: &mut MotionStage, t: &mut f64) {
     }
 }
 
-#[test]
-fn writer_parks_on_its_own_when_the_rt_loop_goes_silent() {
+/// A stage with one UDP output (`output` for the port of a fresh loopback socket), raised to
+/// Active at a pace its writer keeps up with; what queued up meanwhile is drained (a full
+/// socket buffer would drop the newest frames). Returns the socket, the stage and the time.
+fn active_stage_with_udp(output: fn(u16) -> OutputConfig) -> (UdpSocket, MotionStage, f64) {
     let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
     let port = socket.local_addr().unwrap().port();
-    let mut stage = platform_stage(&platform(vec![udp_output(port)]), TICK_HZ).unwrap();
+    let mut stage = platform_stage(&platform(vec![output(port)]), TICK_HZ).unwrap();
     let mut t = 0.0;
     wait_ready(&mut stage, &mut t);
     while stage.state() != SafetyState::Active {
         t += 0.001;
         stage.on_tick(&frame(t, t * 20.0, REST));
-        std::thread::sleep(Duration::from_micros(300));
+        std::thread::sleep(Duration::from_micros(200));
     }
+    let _ = receive(&socket, Duration::from_millis(50), |_| ());
+    (socket, stage, t)
+}
+
+#[test]
+fn writer_parks_on_its_own_when_the_rt_loop_goes_silent() {
+    let (socket, mut stage, mut t) = active_stage_with_udp(udp_output);
     for _ in 0..300 {
         t += 0.001;
         stage.on_tick(&frame(t, t * 20.0, HARD_BRAKING));
@@ -262,6 +316,157 @@ fn writer_parks_on_its_own_when_the_rt_loop_goes_silent() {
                 w[1]
             );
         }
+    }
+    drop(stage);
+}
+
+/// A 32-bit UDP copy of the actuators at the loop rate: fine enough (2.3e-11 m per count)
+/// to check accelerations from second differences of the received positions.
+fn fine_udp_output(port: u16) -> OutputConfig {
+    udp_output_bits(port, 32)
+}
+
+/// Actuator positions (m) from the 32-bit frames received within `window`.
+fn receive_positions(socket: &UdpSocket, window: Duration) -> Vec<[f64; 6]> {
+    let h = 2f64.powi(31);
+    receive(socket, window, |bytes| {
+        assert_eq!(bytes.len(), 24, "six 32-bit values");
+        std::array::from_fn(|i| {
+            let word = [
+                bytes[4 * i],
+                bytes[4 * i + 1],
+                bytes[4 * i + 2],
+                bytes[4 * i + 3],
+            ];
+            let counts = f64::from(u32::from_be_bytes(word));
+            let p = if counts > h - 1.0 {
+                (counts - (h - 1.0)) / h
+            } else {
+                (counts - (h - 1.0)) / (h - 1.0)
+            };
+            p * STROKE_MM / 2000.0
+        })
+    })
+}
+
+#[test]
+fn sigterm_park_keeps_position_velocity_and_acceleration_limits() {
+    let (socket, mut stage, mut t) = active_stage_with_udp(fine_udp_output);
+    // Saturating cues, reversing: the actuators are moving fast, some toward the far end,
+    // when SIGTERM comes.
+    let mut live = Vec::new();
+    for k in 0..1200 {
+        t += 0.001;
+        stage.on_tick(&slam(t, if k < 700 { -1.0 } else { 1.0 }));
+        std::thread::sleep(Duration::from_micros(300));
+        if k % 100 == 99 {
+            live.extend(receive_positions(&socket, Duration::from_millis(1)));
+        }
+    }
+    assert!(
+        stage.commanded().iter().any(|&p| p.abs() > 0.01),
+        "moving when the stop comes: {:?}",
+        stage.commanded()
+    );
+    stage.safe_stop(StopReason::Exit);
+    // The RT loop stops; the writer owns the ramp to park.
+    let mut frames = live;
+    frames.extend(receive_positions(&socket, Duration::from_millis(1500)));
+    let dt = 1.0 / TICK_HZ;
+    let (v_max, a_max) = (SPEED_MM_PER_S / 1000.0, ACCEL_MM_PER_S2 / 1000.0);
+    let park = -0.95 * STROKE_MM / 2000.0;
+    // Count-rounding of the 32-bit values: 2.3e-11 m, four of them in a second difference.
+    let accel_slack = 4.0 * (STROKE_MM / 2000.0) / 2f64.powi(31) / (dt * dt);
+    let mut peak_accel: f64 = 0.0;
+    for w in frames.windows(3) {
+        for (i, ((&a, &b), &c)) in w[0].iter().zip(&w[1]).zip(&w[2]).enumerate() {
+            assert!(
+                c.abs() <= 0.95 * STROKE_MM / 2000.0 + 1e-9,
+                "actuator {i} at {c}"
+            );
+            assert!(
+                (c - b).abs() <= v_max * dt * (1.0 + 1e-6),
+                "actuator {i} step {}",
+                c - b
+            );
+            let accel = (c - 2.0 * b + a) / (dt * dt);
+            peak_accel = peak_accel.max(accel.abs());
+            assert!(
+                accel.abs() <= a_max + accel_slack,
+                "actuator {i} accel {accel} m/s^2 ({a} {b} {c})"
+            );
+        }
+    }
+    assert!(
+        peak_accel > 0.9 * a_max,
+        "the park ramp brakes at the limit: {peak_accel}"
+    );
+    let last = frames.last().expect("frames while parking");
+    for p in last {
+        assert!((p - park).abs() < 1e-6, "parked at {p}, park {park}");
+    }
+    drop(stage);
+}
+
+/// The Motion4Sim position frames of `socket` received within `window`, as poses.
+fn receive_poses(socket: &UdpSocket, window: Duration) -> Vec<Pose> {
+    receive(socket, window, |bytes| {
+        assert_eq!(bytes.len(), 36, "Motion4Sim position frames are 36 bytes");
+        assert_eq!(&bytes[..2], &[0xFC, 0xFC]);
+        assert_eq!(&bytes[34..], &[0x0A, 0x0D]);
+        let slot = |k: usize| {
+            let word = [
+                bytes[2 + 4 * k],
+                bytes[3 + 4 * k],
+                bytes[4 + 4 * k],
+                bytes[5 + 4 * k],
+            ];
+            f64::from(f32::from_le_bytes(word))
+        };
+        // Slots: sway, surge, heave (mm), yaw, roll, pitch (deg).
+        Pose {
+            surge_m: slot(1) / 1000.0,
+            sway_m: slot(0) / 1000.0,
+            heave_m: slot(2) / 1000.0,
+            roll_rad: slot(4).to_radians(),
+            pitch_rad: slot(5).to_radians(),
+            yaw_rad: slot(3).to_radians(),
+        }
+    })
+}
+
+fn m4s_position_output(port: u16) -> OutputConfig {
+    toml::from_str(&format!(
+        "preset = \"motion4sim_position\"\nudp_target = \"127.0.0.1:{port}\"\nrate_hz = 1000.0\npost_open_delay_ms = 0\n"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn motion4sim_position_frames_carry_the_pose_of_the_actuator_command() {
+    let kinematics = platform_from_config(&platform(Vec::new()).geometry).unwrap();
+    let (socket, mut stage, mut t) = active_stage_with_udp(m4s_position_output);
+    let mut poses = Vec::new();
+    for k in 0..600 {
+        t += 0.001;
+        stage.on_tick(&frame(t, t * 20.0, HARD_BRAKING));
+        std::thread::sleep(Duration::from_micros(200));
+        if k % 100 == 99 {
+            poses = receive_poses(&socket, Duration::from_millis(1));
+        }
+    }
+    let commanded = stage.commanded().to_vec();
+    poses.extend(receive_poses(&socket, Duration::from_millis(60)));
+    let pose = poses.last().expect("pose frames");
+    assert!(
+        pose.surge_m.abs() > 1e-4 || pose.pitch_rad.abs() > 1e-4,
+        "hard braking shows in the pose: {pose:?}"
+    );
+    // The pose in the frame is the forward kinematics of the commanded actuators: its
+    // inverse gives them back (to the f32 resolution of the frame).
+    let legs = kinematics.inverse(pose).unwrap();
+    for (leg, want) in legs.as_slice().iter().zip(&commanded) {
+        assert!((leg - want).abs() < 2e-6, "leg {leg} vs commanded {want}");
     }
     drop(stage);
 }

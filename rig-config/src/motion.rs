@@ -7,7 +7,8 @@
 use serde::Deserialize;
 
 use rig_protocols::motion::{
-    line_bits_per_byte, preset, NumberFormat, Parity, SerialBudget, TemplateEncoder, PRESET_NAMES,
+    line_bits_per_byte, preset, Encoder, FrameKind, NumberFormat, Parity, SerialBudget,
+    TemplateEncoder, PRESET_NAMES,
 };
 
 use crate::problem::{Report, Validate};
@@ -363,9 +364,10 @@ impl From<ParityConfig> for Parity {
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputConfig {
-    /// A built-in controller (`smc3`, `aasd15a_arduino`, `motion4sim_direct`, `stepper_p2`,
-    /// `stepper_t5`, `knaufinator_text`, `knaufinator_binary`, `odrive_hexapod`); the keys
-    /// below override it.
+    /// A built-in controller (`smc3`, `aasd15a_arduino`, `motion4sim_direct`,
+    /// `motion4sim_position`, `stepper_p2`, `stepper_t5`, `knaufinator_text`,
+    /// `knaufinator_binary`, `odrive_hexapod`); the keys below override it (a `template`
+    /// turns any preset into a template frame).
     pub preset: Option<String>,
     /// SimTools-style frame template (`<Axis1a>` placeholders, `<255>` byte escapes).
     pub template: Option<String>,
@@ -422,14 +424,14 @@ fn default_post_open_delay_ms() -> u32 {
 /// An output's encoder settings after applying the preset and overrides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedOutput {
-    /// Frame template (empty for the knaufinator binary frame).
+    /// Frame template (empty for the frames that are not templates).
     pub template: String,
     /// Resolution, bits.
     pub bits: u8,
     /// Number format.
     pub format: NumberFormat,
-    /// True for the knaufinator binary frame.
-    pub knaufinator_binary: bool,
+    /// The kind of frame.
+    pub kind: FrameKind,
     /// Start string (escapes not yet replaced).
     pub start: String,
     /// Stop string.
@@ -456,8 +458,10 @@ impl OutputConfig {
             .or(base.map(|p| p.template.to_string()))
             .ok_or("no preset and no template")?;
         Ok(ResolvedOutput {
-            knaufinator_binary: self.template.is_none()
-                && base.is_some_and(|p| p.knaufinator_binary),
+            kind: match (&self.template, base) {
+                (None, Some(p)) => p.kind,
+                _ => FrameKind::Template,
+            },
             template,
             bits: self.bits.or(base.map(|p| p.bits)).unwrap_or(16),
             format: self
@@ -805,18 +809,20 @@ impl Validate for OutputConfig {
                 return;
             }
         };
-        let frame_bytes = if resolved.knaufinator_binary {
-            rig_protocols::motion::Encoder::KNAUFINATOR_FRAME_BYTES
-        } else {
-            match TemplateEncoder::new(&resolved.template, resolved.bits, resolved.format) {
-                Ok(t) => t.max_frame_len(),
-                Err(e) => {
-                    report.problem(
-                        format!("{field}.template"),
-                        e.to_string(),
-                        "fix the template or bits as the message says",
-                    );
-                    return;
+        let frame_bytes = match resolved.kind {
+            FrameKind::KnaufinatorBinary => Encoder::KNAUFINATOR_FRAME_BYTES,
+            FrameKind::Motion4SimPosition => Encoder::M4S_POSITION_FRAME_BYTES,
+            FrameKind::Template => {
+                match TemplateEncoder::new(&resolved.template, resolved.bits, resolved.format) {
+                    Ok(t) => t.max_frame_len(),
+                    Err(e) => {
+                        report.problem(
+                            format!("{field}.template"),
+                            e.to_string(),
+                            "fix the template or bits as the message says",
+                        );
+                        return;
+                    }
                 }
             }
         };
@@ -876,5 +882,59 @@ impl Validate for SerialInputConfig {
                 "set the sketch's Serial.begin() speed, e.g. 115200",
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEXAPOD: &str = r#"
+[[motion.platforms]]
+name = "hexapod"
+[motion.platforms.geometry]
+layout = "stewart_linear"
+base_radius_m = 0.55
+platform_radius_m = 0.35
+base_pair_angle_deg = 20.0
+platform_pair_angle_deg = 20.0
+home_height_m = 0.60
+[motion.platforms.actuators]
+stroke_mm = 150.0
+max_speed_mm_per_s = 250.0
+max_accel_mm_per_s2 = 2500.0
+[[motion.platforms.outputs]]
+preset = "motion4sim_position"
+serial_port = "/dev/ttyUSB0"
+"#;
+
+    #[test]
+    fn motion4sim_position_resolves_to_the_pose_frame() {
+        let config = crate::parse(&format!("{HEXAPOD}rate_hz = 500.0\n"), "m4s.toml").unwrap();
+        let output = &config.motion.platforms[0].outputs[0];
+        let resolved = output.resolve().unwrap();
+        assert_eq!(resolved.kind, FrameKind::Motion4SimPosition);
+        assert_eq!(resolved.baud, 250_000);
+        // A template override turns it into a template frame.
+        let mut templated = output.clone();
+        templated.template = Some("<Axis1a>".into());
+        assert_eq!(templated.resolve().unwrap().kind, FrameKind::Template);
+    }
+
+    #[test]
+    fn motion4sim_position_at_1khz_exceeds_the_serial_budget() {
+        // 36 bytes x 1000 Hz x 10 bits = 144 % of 250000 baud; 80 % allows 555 Hz.
+        let problems =
+            crate::parse(&format!("{HEXAPOD}rate_hz = 1000.0\n"), "m4s.toml").unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let p = &problems[0];
+        assert_eq!(p.field, "motion.platforms[0].outputs[0].rate_hz");
+        assert!(
+            p.message
+                .contains("36-byte frames at 1000 Hz need 144 % of 250000 baud"),
+            "{}",
+            p.message
+        );
+        assert!(p.fix.contains("at most 555"), "{}", p.fix);
     }
 }

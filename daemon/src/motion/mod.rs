@@ -19,7 +19,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use rig_config::motion::{GeometryConfig, PlatformConfig};
 use rig_config::Config;
-use rig_protocols::motion::{parse_escapes, Encoder, TemplateEncoder};
+use rig_protocols::motion::{parse_escapes, Encoder, FrameKind, TemplateEncoder};
 
 use crate::handoff::latest_value;
 use crate::rt_stage::RtStage;
@@ -118,15 +118,15 @@ pub fn platform_stage(config: &PlatformConfig, tick_hz: f64) -> Result<MotionSta
         let resolved = out
             .resolve()
             .map_err(|e| anyhow!("motion output {name}: {e}"))?;
-        let encoder = if resolved.knaufinator_binary {
-            Encoder::KnaufinatorBinary {
+        let encoder = match resolved.kind {
+            FrameKind::KnaufinatorBinary => Encoder::KnaufinatorBinary {
                 bits: resolved.bits,
-            }
-        } else {
-            Encoder::Template(
+            },
+            FrameKind::Motion4SimPosition => Encoder::Motion4SimPosition,
+            FrameKind::Template => Encoder::Template(
                 TemplateEncoder::new(&resolved.template, resolved.bits, resolved.format)
                     .with_context(|| format!("motion output {name}"))?,
-            )
+            ),
         };
         let target = match (&out.serial_port, &out.udp_target) {
             (Some(path), _) => LinkTarget::Serial {
@@ -146,11 +146,14 @@ pub fn platform_stage(config: &PlatformConfig, tick_hz: f64) -> Result<MotionSta
                 ))
             }
         };
+        let every_ticks = (tick_hz / out.rate_hz).round().max(1.0) as u32;
         let setup = WriterSetup {
             name: name.clone(),
             target,
             encoder,
-            rate_hz: out.rate_hz,
+            platform,
+            tick_dt_s: 1.0 / tick_hz,
+            every_ticks,
             post_open_delay: Duration::from_millis(u64::from(out.post_open_delay_ms)),
             start: parse_escapes(&resolved.start),
             start_delay: Duration::from_millis(u64::from(out.start_delay_ms)),
@@ -165,7 +168,6 @@ pub fn platform_stage(config: &PlatformConfig, tick_hz: f64) -> Result<MotionSta
         let park = Tracker::park_position(&limits);
         let (status_writer, status_reader) = latest_value(WriterStatus {
             last_sent: park,
-            parked: true,
             ..WriterStatus::default()
         });
         let ends = WriterEnds {
@@ -178,13 +180,11 @@ pub fn platform_stage(config: &PlatformConfig, tick_hz: f64) -> Result<MotionSta
             .spawn(move || writer::run_writer(setup, ends))
             .context("cannot start a motion writer thread")?;
         writers.push(handle);
-        let every_ticks = (tick_hz / out.rate_hz).round().max(1.0) as u32;
         ports.push(OutputPort {
             commands: producer,
             status: status_reader,
             every_ticks,
             countdown: every_ticks,
-            epoch: 0,
             last_status: WriterStatus::default(),
         });
     }

@@ -2,11 +2,11 @@
 //! neutral, and when it parks. Pure logic, one call per tick; the stage applies the target.
 //!
 //! ```text
-//! Connecting --link ready--> Parked --fresh physics--> Raising --at neutral--> Active
-//! Active --stale--> Holding --fresh--> Active;  Holding --hold_before_idle--> Idle
-//! Idle --fresh--> Active;  Idle --idle_before_park--> Parking --at park--> Parked
-//! any --link lost--> Connecting (frozen);  link back --> Parking (from the last sent position)
-//! any --safe stop--> Parking (the writer thread owns the final ramp)
+//! Connecting --a link ready--> Parking --at park--> Parked --fresh physics--> Raising
+//! Raising --at neutral--> Active --stale--> Holding --fresh--> Active
+//! Holding --hold_before_idle--> Idle --fresh--> Active;  Idle --idle_before_park--> Parking
+//! any --every link lost--> Connecting (frozen);  a link back --> Parking (from there)
+//! any --safe stop--> Parking (the writer threads own the final ramp)
 //! ```
 //! Motion never resumes without passing through Raising (ramp from park to neutral at the
 //! actuator limits), and every ramp runs at the limits of the tracker.
@@ -58,7 +58,7 @@ pub struct SafetyTimeouts {
 /// What happened this tick, as seen by the stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TickFacts {
-    /// Every controller link is up.
+    /// At least one controller link is up (each output parks and rejoins on its own).
     pub link_ready: bool,
     /// Simulation time advanced recently (not stale).
     pub physics_fresh: bool,
@@ -116,7 +116,7 @@ impl SafetyMachine {
         }
         let t = self.timeouts;
         let next = match self.state {
-            SafetyState::Connecting => Some(SafetyState::Parked),
+            SafetyState::Connecting => Some(SafetyState::Parking),
             SafetyState::Parked if facts.physics_fresh => Some(SafetyState::Raising),
             SafetyState::Raising if facts.at_target => Some(SafetyState::Active),
             SafetyState::Active if !facts.physics_fresh => Some(SafetyState::Holding),
@@ -159,7 +159,11 @@ mod tests {
         });
         assert_eq!(m.tick(facts(false, true, false)), SafetyState::Connecting);
         assert_eq!(m.target(), Target::Freeze);
-        assert_eq!(m.tick(facts(true, false, false)), SafetyState::Parked);
+        // From wherever the link loss froze it, the platform parks first.
+        assert_eq!(m.tick(facts(true, false, false)), SafetyState::Parking);
+        assert_eq!(m.target(), Target::Park);
+        assert_eq!(m.tick(facts(true, true, false)), SafetyState::Parking);
+        assert_eq!(m.tick(facts(true, false, true)), SafetyState::Parked);
         assert_eq!(m.tick(facts(true, false, true)), SafetyState::Parked);
         assert_eq!(m.tick(facts(true, true, false)), SafetyState::Raising);
         assert_eq!(m.tick(facts(true, true, false)), SafetyState::Raising);

@@ -36,9 +36,7 @@ pub struct OutputPort {
     pub every_ticks: u32,
     /// Ticks until the next command.
     pub countdown: u32,
-    /// The writer epoch the stage is synchronised to.
-    pub epoch: u32,
-    /// The writer's last status.
+    /// The writer's status as read on the last tick.
     pub last_status: WriterStatus,
 }
 
@@ -46,7 +44,6 @@ impl std::fmt::Debug for OutputPort {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OutputPort")
             .field("every_ticks", &self.every_ticks)
-            .field("epoch", &self.epoch)
             .finish()
     }
 }
@@ -141,31 +138,19 @@ impl MotionStage {
         &self.tracker.position[..self.tracker.count]
     }
 
-    /// Reads every writer status; resynchronises on a new epoch. Returns whether all links
-    /// are ready.
-    fn read_links(&mut self) -> bool {
-        let mut all_ready = true;
-        let mut resync: Option<[f64; MAX_ACTUATORS]> = None;
+    /// Every output writer's status as read on the last tick, in config order.
+    pub fn output_status(&self) -> impl Iterator<Item = &WriterStatus> {
+        self.outputs.iter().map(|out| &out.last_status)
+    }
+
+    /// Reads every writer's status. True when the platform can move: some output link is
+    /// up (each output parks and rejoins on its own, so one dead port never stops the
+    /// others), or it has no outputs.
+    fn any_link_ready(&mut self) -> bool {
         for out in &mut self.outputs {
-            let status = out.status.read();
-            if status.epoch != out.epoch {
-                out.epoch = status.epoch;
-                resync = Some(status.last_sent);
-            }
-            out.last_status = status;
-            all_ready &= status.ready;
+            out.last_status = out.status.read();
         }
-        if let Some(position) = resync {
-            self.tracker.position = position;
-            self.tracker.velocity = [0.0; MAX_ACTUATORS];
-            let state = if self.tracker.reached(&self.park, 1e-6) {
-                SafetyState::Parked
-            } else {
-                SafetyState::Parking
-            };
-            self.machine.enter(state);
-        }
-        all_ready
+        self.outputs.is_empty() || self.outputs.iter().any(|out| out.last_status.ready)
     }
 
     /// Freshness and reset detection from the frame.
@@ -221,7 +206,6 @@ impl MotionStage {
     }
 
     fn publish(&mut self, park_now: bool) {
-        let state = self.machine.state();
         for out in &mut self.outputs {
             if !park_now {
                 if out.countdown > 1 {
@@ -233,10 +217,8 @@ impl MotionStage {
             // A full ring means the writer is stuck: dropping is the RT-safe choice (the
             // writer's watchdog parks if it stays stuck).
             let _ = out.commands.push(OutputCommand {
-                epoch: out.epoch,
                 position: self.tracker.position,
                 velocity: self.tracker.velocity,
-                state,
                 park_now,
             });
         }
@@ -245,7 +227,7 @@ impl MotionStage {
 
 impl RtStage for MotionStage {
     fn on_tick(&mut self, frame: &Frame) {
-        let link_ready = self.read_links();
+        let link_ready = self.any_link_ready();
         let fresh = self.observe(frame);
         self.quiet_ticks = self.quiet_ticks.saturating_sub(1);
         // The washout always runs (with the rest input when cues are off) so it is at
@@ -291,8 +273,8 @@ impl RtStage for MotionStage {
     }
 
     fn resume(&mut self) {
-        // The writer announces a new epoch once parked and the stage resynchronises from it
-        // (Parked -> Raising) in `on_tick`; commands of the old epoch are ignored meanwhile.
+        // The stage goes on from its own state (Parking, then Parked -> Raising); every
+        // writer finishes its park and then joins the live commands at the actuator limits.
         self.stopped = false;
     }
 }

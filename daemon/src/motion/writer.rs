@@ -1,18 +1,32 @@
 //! The output writer thread of one motion controller: owns the serial port (or UDP socket),
-//! encodes the actuator commands the RT stage hands over and writes them; owns the final
-//! parking ramp; reconnects after errors.
+//! encodes the actuator commands the RT stage hands over and writes them; owns its own
+//! parking ramp and its own return into the platform's motion; reconnects after errors.
 //!
-//! Life cycle: open -> post-open delay (opening a port resets Arduino boards) -> start string
-//! -> start delay -> ready (a new *epoch*) -> stream commands of that epoch. It parks on its
-//! own, at the actuator limits and the output rate, when
-//! - the stage asks for it (`park_now`: SIGTERM, fault, e-stop, reload), or
-//! - the stage has gone silent for `writer_watchdog_ms` (RT thread stalled or died), or
-//! - the process panics ([`install_panic_park`]), or it is shut down (stage dropped).
+//! Every output of a platform has its own writer and recovers on its own: a dead serial port
+//! never stops the platform's other outputs (its UDP copy keeps streaming), and the stage
+//! keeps running as long as one link is up.
 //!
-//! After parking (or reconnecting after a write error) it starts a new epoch and reports its
-//! last sent position, so the stage resynchronises and goes Parking/Parked -> Raising before
-//! any motion resumes. Commands of an old epoch are ignored. On shutdown it parks, waits the
-//! stop delay, sends the stop string and closes.
+//! Link life cycle: open -> post-open delay (opening a port resets Arduino boards) -> start
+//! string -> start delay -> ready -> stream; a write error drops the link and reopens it
+//! every 500 ms. While streaming, the writer is in one [`WriterMode`]:
+//!
+//! ```text
+//! Parked  --a live command-->  Joining --locked onto the command--> Following
+//! Following / Joining --park_now | watchdog | shutdown | panic--> Parking --at park--> Parked
+//! link back after a write error: Parking from the last position written (the controller
+//! holds it), unless that is the park position already
+//! ```
+//! - Following: every command's position goes out as it is (the stage's tracker already
+//!   keeps every limit).
+//! - Parking: the writer's own [`Tracker`] ramps from the last written state to the park
+//!   position at the actuator limits, stepping at the loop's `dt` (`every_ticks` sub-steps per
+//!   frame, so the ramp is the same trajectory the RT stage would have commanded), even when
+//!   the RT loop has stopped.
+//! - Joining (the writer's "Raising"): the tracker follows the live command as a moving target
+//!   (position and velocity) at the actuator limits until it sits on it, then hands over to
+//!   Following. Motion therefore never resumes on a controller without a ramp from where it is.
+//!
+//! On shutdown it parks, waits the stop delay, sends the stop string and closes.
 
 use std::io::Write;
 use std::net::UdpSocket;
@@ -21,35 +35,44 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rig_config::motion::ActuatorLimits;
-use rig_protocols::motion::{Encoder, FrameBuffer};
+use rig_protocols::motion::{Encoder, FrameBuffer, FrameValues};
 
-use super::kinematics::MAX_ACTUATORS;
-use super::safety::SafetyState;
+use super::kinematics::{Actuators, Platform, Pose, MAX_ACTUATORS};
 use super::tracker::Tracker;
 use crate::handoff::LatestWriter;
 
 /// What the RT stage hands the writer (`Copy`, through a wait-free ring).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OutputCommand {
-    /// The writer epoch this command was computed for.
-    pub epoch: u32,
     /// Commanded actuator positions, m or rad from neutral.
     pub position: [f64; MAX_ACTUATORS],
     /// Commanded actuator velocities, m/s or rad/s.
     pub velocity: [f64; MAX_ACTUATORS],
-    /// The stage's safety state.
-    pub state: SafetyState,
-    /// Park now from this state; the stage sends nothing more until the next epoch.
+    /// Park now from this state; the stage sends nothing more until it resumes.
     pub park_now: bool,
+}
+
+/// What a writer is doing with its controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WriterMode {
+    /// At the park position; nothing to send.
+    #[default]
+    Parked,
+    /// Ramping to park on its own.
+    Parking,
+    /// Ramping from where the controller is onto the live command.
+    Joining,
+    /// Passing the stage's commands through.
+    Following,
 }
 
 /// What the writer reports back (`Copy`, through a latest-value slot).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct WriterStatus {
-    /// The link is up and streaming commands of `epoch`.
+    /// The link is up (port open, start string sent).
     pub ready: bool,
-    /// Increments on every (re)start of streaming.
-    pub epoch: u32,
+    /// What the writer is doing.
+    pub mode: WriterMode,
     /// The last position written to the controller, m or rad (park position before the
     /// first frame).
     pub last_sent: [f64; MAX_ACTUATORS],
@@ -57,8 +80,6 @@ pub struct WriterStatus {
     pub frames_sent: u64,
     /// Failed writes or opens.
     pub errors: u64,
-    /// True while the controller rests at the park position.
-    pub parked: bool,
 }
 
 /// Where the frames go.
@@ -90,8 +111,14 @@ pub struct WriterSetup {
     pub target: LinkTarget,
     /// Frame encoder.
     pub encoder: Encoder,
-    /// Frames per second.
-    pub rate_hz: f64,
+    /// The platform's kinematics: pose frames ([`Encoder::uses_pose`]) carry the forward
+    /// kinematics of the commanded actuator positions, so parking and joining ramps (which
+    /// run in actuator space, at the actuator limits) reach pose-mode controllers too.
+    pub platform: Platform,
+    /// The RT loop's step, s (the parking and joining ramps step at it).
+    pub tick_dt_s: f64,
+    /// Loop ticks per frame (the stage sends a command every this many ticks).
+    pub every_ticks: u32,
     /// Wait after opening, before the start string.
     pub post_open_delay: Duration,
     /// Sent after the post-open delay.
@@ -226,26 +253,44 @@ struct Writer {
     status: WriterStatus,
     frame: FrameBuffer,
     park: [f64; MAX_ACTUATORS],
+    /// The writer's idea of the controller: last written position and its velocity.
+    tracker: Tracker,
+    /// The pose of the last frame (pose frames; the Newton guess for the next one).
+    pose: Pose,
     counted_unparked: bool,
 }
+
+/// Largest position difference, in units of the half travel, at which a joining writer counts
+/// as sitting on the live command.
+const JOIN_TOLERANCE: f64 = 1e-6;
 
 /// Runs a writer until shutdown (the body of its thread).
 pub fn run_writer(setup: WriterSetup, ends: WriterEnds) {
     let park = Tracker::park_position(&setup.limits);
+    let tracker = Tracker::new(setup.limits, setup.count, setup.tick_dt_s, park);
     let mut writer = Writer {
         status: WriterStatus {
             last_sent: park,
-            parked: true,
             ..WriterStatus::default()
         },
         setup,
         ends,
         frame: FrameBuffer::new(),
         park,
+        tracker,
+        pose: Pose::NEUTRAL,
         counted_unparked: false,
     };
     writer.run();
-    writer.set_parked(true);
+    writer.set_mode(WriterMode::Parked);
+}
+
+/// How streaming on a link ended.
+enum StreamEnd {
+    /// Parked at shutdown: send the stop string and close.
+    Shutdown,
+    /// A write failed: reopen the link.
+    WriteError(std::io::Error),
 }
 
 impl Writer {
@@ -253,8 +298,13 @@ impl Writer {
         self.ends.shutdown.load(Ordering::SeqCst) || PANIC_PARK.load(Ordering::SeqCst)
     }
 
-    fn set_parked(&mut self, parked: bool) {
-        self.status.parked = parked;
+    fn parked(&self) -> bool {
+        self.status.mode == WriterMode::Parked
+    }
+
+    fn set_mode(&mut self, mode: WriterMode) {
+        self.status.mode = mode;
+        let parked = mode == WriterMode::Parked;
         if parked == self.counted_unparked {
             if parked {
                 UNPARKED_WRITERS.fetch_sub(1, Ordering::SeqCst);
@@ -273,7 +323,7 @@ impl Writer {
     fn pause(&self, d: Duration) -> bool {
         let end = Instant::now() + d;
         while Instant::now() < end {
-            if self.shutting_down() && self.status.parked {
+            if self.shutting_down() && self.parked() {
                 return false;
             }
             std::thread::sleep(
@@ -290,7 +340,7 @@ impl Writer {
                 // With the link down at shutdown, keep trying for a short while to park.
                 let deadline = *shutdown_deadline
                     .get_or_insert_with(|| Instant::now() + Duration::from_secs(2));
-                if self.status.parked || Instant::now() > deadline {
+                if self.parked() || Instant::now() > deadline {
                     return;
                 }
             }
@@ -319,25 +369,29 @@ impl Writer {
             if !self.pause(self.setup.start_delay) {
                 return;
             }
-            // Drop commands of the previous epoch, then announce the new one.
+            // Commands queued while the link was down are old news.
             while self.ends.commands.pop().is_ok() {}
-            self.status.epoch = self.status.epoch.wrapping_add(1);
+            // The controller holds the last position it was sent: start from there, at rest,
+            // and park before anything else unless it is parked already.
+            self.tracker.velocity = [0.0; MAX_ACTUATORS];
+            if !self.tracker.reached(&self.park, 1e-9) {
+                self.set_mode(WriterMode::Parking);
+            }
             self.status.ready = true;
             self.publish();
-            tracing::info!(output = %self.setup.name, epoch = self.status.epoch, "motion controller ready");
+            tracing::info!(output = %self.setup.name, mode = ?self.status.mode, "motion controller ready");
             match self.stream(&mut link) {
-                Ok(()) => {
-                    // Shut down after parking: stop string, close.
-                    self.pause_unconditionally(self.setup.stop_delay);
+                StreamEnd::Shutdown => {
+                    std::thread::sleep(self.setup.stop_delay);
                     let stop = self.setup.stop.clone();
                     let _ = link.write(&stop);
                     return;
                 }
-                Err(e) => {
+                StreamEnd::WriteError(e) => {
                     self.status.errors += 1;
                     self.status.ready = false;
                     self.publish();
-                    tracing::warn!(output = %self.setup.name, "motion controller write failed: {e}; reconnecting, the platform parks when it is back");
+                    tracing::warn!(output = %self.setup.name, "motion controller write failed: {e}; reconnecting, this output parks when it is back (the platform's other outputs carry on)");
                     drop(link);
                     if !self.pause(Duration::from_millis(200)) {
                         return;
@@ -347,19 +401,28 @@ impl Writer {
         }
     }
 
-    fn pause_unconditionally(&self, d: Duration) {
-        std::thread::sleep(d);
-    }
-
+    /// Encodes and writes `position`; remembers it as the last sent.
     fn send(&mut self, link: &mut Link, position: &[f64; MAX_ACTUATORS]) -> std::io::Result<()> {
         let mut axes = [0.0; MAX_ACTUATORS];
         for i in 0..self.setup.count {
             let p = position[i] / self.setup.limits.half_travel;
             axes[i] = if self.setup.reverse[i] { -p } else { p };
         }
-        self.setup
-            .encoder
-            .encode(&axes[..self.setup.count], &mut self.frame);
+        if self.setup.encoder.uses_pose() {
+            let actuators = Actuators {
+                values: *position,
+                count: self.setup.count,
+            };
+            // A failed solve keeps the last pose: never a NaN on the wire.
+            if let Ok((pose, _)) = self.setup.platform.forward(&actuators, self.pose) {
+                self.pose = pose;
+            }
+        }
+        let values = FrameValues {
+            axes: &axes[..self.setup.count],
+            pose: self.pose.to_array(),
+        };
+        self.setup.encoder.encode(&values, &mut self.frame);
         let frame = self.frame;
         link.write(frame.as_bytes())?;
         self.status.last_sent = *position;
@@ -367,59 +430,98 @@ impl Writer {
         Ok(())
     }
 
-    /// Streams commands until shutdown has parked the platform (Ok) or a write fails (Err).
-    fn stream(&mut self, link: &mut Link) -> std::io::Result<()> {
-        let period = Duration::from_secs_f64(1.0 / self.setup.rate_hz);
+    /// One frame's worth of ramp to park; true when parked.
+    fn park_step(&mut self) -> bool {
+        for _ in 0..self.setup.every_ticks {
+            self.tracker.step(&self.park);
+        }
+        self.tracker.reached(&self.park, 1e-9)
+    }
+
+    /// One frame's worth of joining the live `command`; true when locked onto it. The
+    /// command moves at its velocity over the frame's sub-steps and sits at its position at
+    /// the last one.
+    fn join_step(&mut self, command: &OutputCommand) -> bool {
+        let n = self.setup.every_ticks;
+        let dt = self.setup.tick_dt_s;
+        for j in 0..n {
+            let lead = f64::from(n - 1 - j) * dt;
+            let target: [f64; MAX_ACTUATORS] =
+                std::array::from_fn(|i| command.position[i] - command.velocity[i] * lead);
+            self.tracker.follow(&target, &command.velocity);
+        }
+        let tolerance = JOIN_TOLERANCE * self.setup.limits.half_travel;
+        let speed_tolerance = 2.0 * self.setup.limits.max_accel * dt;
+        (0..self.setup.count).all(|i| {
+            (self.tracker.position[i] - command.position[i]).abs() <= tolerance
+                && (self.tracker.velocity[i] - command.velocity[i]).abs() <= speed_tolerance
+        })
+    }
+
+    /// Streams until shutdown has parked the controller or a write fails.
+    fn stream(&mut self, link: &mut Link) -> StreamEnd {
+        let period =
+            Duration::from_secs_f64(self.setup.tick_dt_s * f64::from(self.setup.every_ticks));
         let mut last_command = Instant::now();
-        let mut last_state = Tracker::new(
-            self.setup.limits,
-            self.setup.count,
-            period.as_secs_f64(),
-            self.status.last_sent,
-        );
-        let mut parking: Option<Tracker> = None;
         let mut next_park_frame = Instant::now();
         loop {
             while let Ok(command) = self.ends.commands.pop() {
-                if command.epoch != self.status.epoch || parking.is_some() {
-                    continue;
-                }
                 last_command = Instant::now();
-                last_state.position = command.position;
-                last_state.velocity = command.velocity;
-                if command.park_now {
-                    parking = Some(last_state);
-                    next_park_frame = Instant::now();
-                    break;
+                let position = match self.status.mode {
+                    WriterMode::Parking => continue,
+                    _ if command.park_now || self.shutting_down() => {
+                        if self.status.mode == WriterMode::Following {
+                            // Park from the stage's own last state (position and velocity).
+                            self.tracker.position = command.position;
+                            self.tracker.velocity = command.velocity;
+                        }
+                        if !self.parked() {
+                            self.set_mode(WriterMode::Parking);
+                            next_park_frame = Instant::now();
+                        }
+                        continue;
+                    }
+                    WriterMode::Following => {
+                        self.tracker.position = command.position;
+                        self.tracker.velocity = command.velocity;
+                        command.position
+                    }
+                    WriterMode::Parked | WriterMode::Joining => {
+                        if self.join_step(&command) {
+                            self.set_mode(WriterMode::Following);
+                        } else if self.status.mode == WriterMode::Parked {
+                            self.set_mode(WriterMode::Joining);
+                        }
+                        self.tracker.position
+                    }
+                };
+                if let Err(e) = self.send(link, &position) {
+                    return StreamEnd::WriteError(e);
                 }
-                self.set_parked(command.state == SafetyState::Parked);
-                self.send(link, &command.position)?;
                 self.publish();
             }
             let silent = last_command.elapsed() > self.setup.watchdog;
-            if parking.is_none() && !self.status.parked && (self.shutting_down() || silent) {
-                parking = Some(last_state);
+            let moving = matches!(
+                self.status.mode,
+                WriterMode::Following | WriterMode::Joining
+            );
+            if moving && (self.shutting_down() || silent) {
+                self.set_mode(WriterMode::Parking);
                 next_park_frame = Instant::now();
             }
-            if let Some(tracker) = parking.as_mut() {
-                if Instant::now() >= next_park_frame {
-                    tracker.step(&self.park);
-                    let position = tracker.position;
-                    self.send(link, &position)?;
-                    next_park_frame += period;
-                    if tracker.reached(&self.park, 1e-9) {
-                        parking = None;
-                        self.set_parked(true);
-                        // A new epoch: the stage resynchronises from the park position.
-                        self.status.epoch = self.status.epoch.wrapping_add(1);
-                        last_state.position = position;
-                        last_state.velocity = [0.0; MAX_ACTUATORS];
-                        last_command = Instant::now();
-                    }
-                    self.publish();
+            if self.status.mode == WriterMode::Parking && Instant::now() >= next_park_frame {
+                let parked = self.park_step();
+                let position = self.tracker.position;
+                if let Err(e) = self.send(link, &position) {
+                    return StreamEnd::WriteError(e);
                 }
-            } else if self.shutting_down() && self.status.parked {
-                return Ok(());
+                next_park_frame += period;
+                if parked {
+                    self.set_mode(WriterMode::Parked);
+                }
+                self.publish();
+            } else if self.shutting_down() && self.parked() {
+                return StreamEnd::Shutdown;
             }
             std::thread::sleep(Duration::from_micros(500));
         }

@@ -14,7 +14,7 @@ pub mod scaling;
 pub mod template;
 
 pub use budget::{line_bits_per_byte, Parity, SerialBudget};
-pub use encoder::{Encoder, FrameBuffer, MAX_FRAME_BYTES};
+pub use encoder::{Encoder, FrameBuffer, FrameKind, FrameValues, MAX_FRAME_BYTES};
 pub use presets::{preset, Preset, PRESET_NAMES};
 pub use scaling::{axis_to_counts, MAX_BITS, MIN_BITS};
 pub use template::{parse_escapes, NumberFormat, TemplateEncoder, TemplateError, MAX_AXES};

@@ -2,7 +2,7 @@
 //! strings of the DIY controllers documented in the motion reference (section 1.2), so a user
 //! writes `preset = "smc3"` instead of retyping a SimTools interface setting.
 
-use super::encoder::Encoder;
+use super::encoder::{Encoder, FrameKind};
 use super::template::{NumberFormat, TemplateEncoder};
 
 /// A named controller setting.
@@ -10,9 +10,9 @@ use super::template::{NumberFormat, TemplateEncoder};
 pub struct Preset {
     /// Name used in the config (`preset = "..."`).
     pub name: &'static str,
-    /// Frame template (ignored for the knaufinator binary preset).
+    /// Frame template (empty for the frames that are not templates).
     pub template: &'static str,
-    /// Axis value resolution, bits.
+    /// Axis value resolution, bits (float pose frames ignore it).
     pub bits: u8,
     /// How values are written.
     pub format: NumberFormat,
@@ -24,20 +24,23 @@ pub struct Preset {
     pub stop: &'static str,
     /// Actuators the controller drives.
     pub axes: usize,
-    /// True for the knaufinator binary frame (not a template).
-    pub knaufinator_binary: bool,
+    /// The kind of frame (most presets are templates).
+    pub kind: FrameKind,
 }
 
 impl Preset {
     /// The encoder for this preset.
     pub fn encoder(&self) -> Encoder {
-        if self.knaufinator_binary {
-            return Encoder::KnaufinatorBinary { bits: self.bits };
-        }
-        // The preset table is tested to parse; a failure here is a programming error.
-        match TemplateEncoder::new(self.template, self.bits, self.format) {
-            Ok(t) => Encoder::Template(t),
-            Err(e) => panic!("built-in preset {} is invalid: {e}", self.name),
+        match self.kind {
+            FrameKind::KnaufinatorBinary => Encoder::KnaufinatorBinary { bits: self.bits },
+            FrameKind::Motion4SimPosition => Encoder::Motion4SimPosition,
+            // The preset table is tested to parse; a failure here is a programming error.
+            FrameKind::Template => {
+                match TemplateEncoder::new(self.template, self.bits, self.format) {
+                    Ok(t) => Encoder::Template(t),
+                    Err(e) => panic!("built-in preset {} is invalid: {e}", self.name),
+                }
+            }
         }
     }
 }
@@ -59,11 +62,11 @@ const fn template(
         start: "",
         stop: "",
         axes,
-        knaufinator_binary: false,
+        kind: FrameKind::Template,
     }
 }
 
-const PRESETS: [Preset; 8] = [
+const PRESETS: [Preset; 9] = [
     // SMC3 (Arduino Uno, 3 wiper motors): `[A hi lo]` per motor, 10-bit binary, 500000 8N1.
     template(
         "smc3",
@@ -128,7 +131,7 @@ const PRESETS: [Preset; 8] = [
         start: "",
         stop: "",
         axes: 6,
-        knaufinator_binary: true,
+        kind: FrameKind::KnaufinatorBinary,
     },
     // Gabe-H ODrive hexapod via FlyPT: numbered axes, start `FF FF S`, stop `FF FF E`.
     Preset {
@@ -140,12 +143,25 @@ const PRESETS: [Preset; 8] = [
         start: "<255><255>S",
         stop: "<255><255>E",
         axes: 6,
-        knaufinator_binary: false,
+        kind: FrameKind::Template,
+    },
+    // Motion4Sim position mode: FC FC, pose floats (mm, deg), LF CR: always 36 bytes; the
+    // controller does the inverse kinematics.
+    Preset {
+        name: "motion4sim_position",
+        template: "",
+        bits: 32,
+        format: NumberFormat::Binary,
+        baud: 250_000,
+        start: "",
+        stop: "",
+        axes: 6,
+        kind: FrameKind::Motion4SimPosition,
     },
 ];
 
 /// Names of every built-in preset (for error messages).
-pub const PRESET_NAMES: [&str; 8] = [
+pub const PRESET_NAMES: [&str; 9] = [
     "smc3",
     "aasd15a_arduino",
     "motion4sim_direct",
@@ -154,6 +170,7 @@ pub const PRESET_NAMES: [&str; 8] = [
     "knaufinator_text",
     "knaufinator_binary",
     "odrive_hexapod",
+    "motion4sim_position",
 ];
 
 /// The preset called `name`.
@@ -163,12 +180,15 @@ pub fn preset(name: &str) -> Option<Preset> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::encoder::FrameBuffer;
+    use super::super::encoder::{FrameBuffer, FrameValues};
     use super::*;
 
     fn frame(name: &str, axes: &[f64]) -> Vec<u8> {
         let mut out = FrameBuffer::new();
-        preset(name).unwrap().encoder().encode(axes, &mut out);
+        preset(name)
+            .unwrap()
+            .encoder()
+            .encode(&FrameValues::actuators(axes), &mut out);
         out.as_bytes().to_vec()
     }
 
@@ -203,6 +223,7 @@ mod tests {
             assert_eq!(frame("motion4sim_direct", axes).len(), 28);
             assert_eq!(frame("knaufinator_binary", axes).len(), 15);
             assert_eq!(frame("stepper_t5", axes).len(), 11);
+            assert_eq!(frame("motion4sim_position", axes).len(), 36);
         }
         let m4s = frame("motion4sim_direct", &[0.0; 6]);
         assert_eq!(&m4s[..5], &[0xFF, 0xFF, 0x7F, 0xFF, 0xFF]);
