@@ -5,7 +5,8 @@
 //! The file is `$XDG_STATE_HOME/rigd/rigd.log`, else `~/.local/state/rigd/rigd.log`, else
 //! `rigd-UID.log` in the temporary directory; it is appended to, never truncated. The newest
 //! warning or error is also kept ([`latest_notice`]) so the dashboard can show it in its
-//! status line. Level from `RUST_LOG` (default info).
+//! status line. While the log is a file, panic messages go there too. Level from `RUST_LOG`
+//! (default info).
 
 use std::fs::{File, OpenOptions};
 use std::io::IsTerminal;
@@ -110,7 +111,20 @@ pub fn init(dashboard: bool) -> (LogTarget, Option<String>) {
     tracing_subscriber::registry()
         .with(vec![output, NoticeLayer.boxed()].with_filter(filter))
         .init();
+    if matches!(target, LogTarget::File(_)) {
+        log_panics_too();
+    }
     (target, problem)
+}
+
+/// Puts panic messages in the log file as well: the default hook writes them to stderr only,
+/// which the dashboard hides (ratatui's hook restores the terminal first, then calls this).
+fn log_panics_too() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tracing::error!("{info}");
+        previous(info);
+    }));
 }
 
 /// The newest warning or error logged (`HH:MM:SSZ WARN message`), for the dashboard.
