@@ -574,6 +574,48 @@ fn default_true() -> bool {
     true
 }
 
+impl GeometryConfig {
+    /// The lengths that must be above 0, as `(key, value, what it is)`, for the config check.
+    fn positive_lengths(&self) -> Vec<(&'static str, f64, &'static str)> {
+        match self {
+            GeometryConfig::Vertical { crank_radius_m, .. } => crank_radius_m
+                .iter()
+                .map(|r| ("crank_radius_m", *r, "the crank radius"))
+                .collect(),
+            GeometryConfig::StewartLinear {
+                base_radius_m,
+                platform_radius_m,
+                home_height_m,
+                ..
+            } => vec![
+                ("base_radius_m", *base_radius_m, "the base radius"),
+                (
+                    "platform_radius_m",
+                    *platform_radius_m,
+                    "the platform radius",
+                ),
+                ("home_height_m", *home_height_m, "the neutral height"),
+            ],
+            GeometryConfig::StewartRotary {
+                base_radius_m,
+                platform_radius_m,
+                arm_length_m,
+                rod_length_m,
+                ..
+            } => vec![
+                ("base_radius_m", *base_radius_m, "the base radius"),
+                (
+                    "platform_radius_m",
+                    *platform_radius_m,
+                    "the platform radius",
+                ),
+                ("arm_length_m", *arm_length_m, "the arm length"),
+                ("rod_length_m", *rod_length_m, "the rod length"),
+            ],
+        }
+    }
+}
+
 fn positive(report: &mut Report, field: String, value: f64, what: &str) {
     if !(value.is_finite() && value > 0.0) {
         report.problem(
@@ -598,84 +640,20 @@ impl Validate for MotionConfig {
 impl Validate for PlatformConfig {
     fn validate(&self, field: &str, report: &mut Report) {
         let geometry = format!("{field}.geometry");
-        match &self.geometry {
-            GeometryConfig::Vertical {
-                actuator_points_m,
-                crank_radius_m,
-            } => {
-                if !(2..=4).contains(&actuator_points_m.len()) {
-                    report.problem(
-                        format!("{geometry}.actuator_points_m"),
-                        format!("{} actuator points; a vertical platform has 2, 3 or 4", actuator_points_m.len()),
-                        "list one [x, y] point in metres per actuator: 2 for a seat mover, 3 or 4 for heave+roll+pitch",
-                    );
-                }
-                if let Some(r) = crank_radius_m {
-                    positive(
-                        report,
-                        format!("{geometry}.crank_radius_m"),
-                        *r,
-                        "the crank radius",
-                    );
-                }
-            }
-            GeometryConfig::StewartLinear {
-                base_radius_m,
-                platform_radius_m,
-                home_height_m,
-                ..
-            } => {
-                positive(
-                    report,
-                    format!("{geometry}.base_radius_m"),
-                    *base_radius_m,
-                    "the base radius",
-                );
-                positive(
-                    report,
-                    format!("{geometry}.platform_radius_m"),
-                    *platform_radius_m,
-                    "the platform radius",
-                );
-                positive(
-                    report,
-                    format!("{geometry}.home_height_m"),
-                    *home_height_m,
-                    "the neutral height",
+        if let GeometryConfig::Vertical {
+            actuator_points_m, ..
+        } = &self.geometry
+        {
+            if !(2..=4).contains(&actuator_points_m.len()) {
+                report.problem(
+                    format!("{geometry}.actuator_points_m"),
+                    format!("{} actuator points; a vertical platform has 2, 3 or 4", actuator_points_m.len()),
+                    "list one [x, y] point in metres per actuator: 2 for a seat mover, 3 or 4 for heave+roll+pitch",
                 );
             }
-            GeometryConfig::StewartRotary {
-                base_radius_m,
-                platform_radius_m,
-                arm_length_m,
-                rod_length_m,
-                ..
-            } => {
-                positive(
-                    report,
-                    format!("{geometry}.base_radius_m"),
-                    *base_radius_m,
-                    "the base radius",
-                );
-                positive(
-                    report,
-                    format!("{geometry}.platform_radius_m"),
-                    *platform_radius_m,
-                    "the platform radius",
-                );
-                positive(
-                    report,
-                    format!("{geometry}.arm_length_m"),
-                    *arm_length_m,
-                    "the arm length",
-                );
-                positive(
-                    report,
-                    format!("{geometry}.rod_length_m"),
-                    *rod_length_m,
-                    "the rod length",
-                );
-            }
+        }
+        for (key, value, what) in self.geometry.positive_lengths() {
+            positive(report, format!("{geometry}.{key}"), value, what);
         }
         let actuators = format!("{field}.actuators");
         let rotary = self.geometry.is_rotary();
