@@ -58,6 +58,29 @@ impl SteeringSpec {
     }
 }
 
+/// The front road-wheel angles for one rim angle with their sines and cosines: the car keeps
+/// one and refreshes it only when the rim angle changes (the controls change far less often
+/// than the step runs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrontWheelAngles {
+    /// Rim angle these are for, rad (NaN before the first update, so it always refreshes).
+    pub rim_rad: f64,
+    /// Road-wheel angles (front-left, front-right), rad.
+    pub angles_rad: [f64; 2],
+    /// (sin, cos) of each road-wheel angle.
+    pub sin_cos: [(f64, f64); 2],
+}
+
+impl Default for FrontWheelAngles {
+    fn default() -> Self {
+        FrontWheelAngles {
+            rim_rad: f64::NAN,
+            angles_rad: [0.0; 2],
+            sin_cos: [(0.0, 1.0); 2],
+        }
+    }
+}
+
 /// Steering geometry of one car, ready for the step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Steering {
@@ -115,6 +138,19 @@ impl Steering {
         } else {
             [-outer, -inner]
         }
+    }
+
+    /// Brings `angles` up to date for `rim_angle_rad` (no work when it is unchanged).
+    pub fn update_front_angles(&self, rim_angle_rad: f64, angles: &mut FrontWheelAngles) {
+        if angles.rim_rad == rim_angle_rad {
+            return;
+        }
+        let road = self.road_wheel_angles(rim_angle_rad);
+        *angles = FrontWheelAngles {
+            rim_rad: rim_angle_rad,
+            angles_rad: road,
+            sin_cos: [road[0].sin_cos(), road[1].sin_cos()],
+        };
     }
 
     /// Torque at the rim from the two front wheels' aligning moments and lateral forces

@@ -21,7 +21,7 @@ use crate::controls::Controls;
 use crate::drivetrain::{Drivetrain, DrivetrainSpec};
 use crate::math::{Mat3, Quat, Vec3};
 use crate::spec::{CarSpec, GRAVITY_MPS2};
-use crate::steering::Steering;
+use crate::steering::{FrontWheelAngles, Steering};
 use crate::suspension::Suspension;
 use crate::telemetry::CarTelemetry;
 use crate::track::{Track, TrackCoord, TrackHint};
@@ -72,6 +72,8 @@ pub struct Car {
     pub(crate) corners: [Corner; 4],
     pub(crate) tyre: Tyre,
     pub(crate) steering: Steering,
+    /// Front road-wheel angles for the last rim angle (refreshed when it changes).
+    pub(crate) front_angles: FrontWheelAngles,
     pub(crate) brakes: Brakes,
     pub(crate) brake_spec: crate::brakes::BrakeSpec,
     pub(crate) aero: AeroSpec,
@@ -154,6 +156,7 @@ impl Car {
             corners,
             tyre,
             steering: Steering::new(&spec.steering, c.wheelbase_m, c.track_front_m),
+            front_angles: FrontWheelAngles::default(),
             brakes,
             brake_spec: spec.brakes.clone(),
             aero: spec.aero.clone(),

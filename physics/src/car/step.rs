@@ -69,8 +69,12 @@ impl Car {
         let omega_w = rot.mul_vec(st.angular_velocity_body);
 
         let rim = self.steering.rim_angle(controls.steering);
-        let [steer_l, steer_r] = self.steering.road_wheel_angles(rim);
+        self.steering
+            .update_front_angles(rim, &mut self.front_angles);
+        let [steer_l, steer_r] = self.front_angles.angles_rad;
         let steer = [steer_l, steer_r, 0.0, 0.0];
+        let [front_l, front_r] = self.front_angles.sin_cos;
+        let steer_sin_cos = [front_l, front_r, (0.0, 1.0), (0.0, 1.0)];
         let brake_nm = self.brakes.step(
             controls.brake,
             controls.handbrake,
@@ -117,7 +121,7 @@ impl Car {
             w.surface = ground.surface.kind;
             w.brake_nm = brake_nm[i];
             w.radius = self.tyre.radius_m - deflection.max(0.0);
-            let (sin_d, cos_d) = steer[i].sin_cos();
+            let (sin_d, cos_d) = steer_sin_cos[i];
             let heading = xb * cos_d + yb * sin_d;
             w.forward = (heading - n * heading.dot(n)).normalized_or(xb);
             w.lateral = n.cross(w.forward);
