@@ -103,13 +103,16 @@ impl Abs {
         speed_mps: f64,
         dt_s: f64,
     ) -> [f64; 4] {
+        if !self.enabled {
+            return self.factor;
+        }
         let decel = if self.last_speed_mps >= 0.0 {
             ((self.last_speed_mps - speed_mps) / dt_s).max(0.0)
         } else {
             0.0
         };
         self.last_speed_mps = speed_mps;
-        let active = self.enabled && speed_mps > ABS_CUT_OUT_MPS;
+        let active = speed_mps > ABS_CUT_OUT_MPS;
         let bandwidth = MAX_BANDWIDTH_PER_S.min(speed_mps / (2.0 * self.sigma_long_m));
         let max_change = MAX_FACTOR_RATE_PER_S * dt_s;
         for i in 0..4 {
