@@ -3,7 +3,11 @@
 //! without a jolt, a silent RT loop makes the writer park on its own, and (property test)
 //! no NaN or out-of-range value is ever encoded whatever the physics produces. Position,
 //! velocity and acceleration limits are checked on every sample, the end of travel and the
-//! writer's own parking ramp (SIGTERM) included.
+//! writer's own parking ramp (SIGTERM) included. Motion4Sim position frames carry the pose
+//! of the commanded actuators, and a serial output (pty) that died at park rejoins from park
+//! after the platform rose on its UDP output alone.
+
+mod motion_pty;
 
 use std::net::UdpSocket;
 use std::time::{Duration, Instant};
@@ -469,6 +473,119 @@ fn motion4sim_position_frames_carry_the_pose_of_the_actuator_command() {
         assert!((leg - want).abs() < 2e-6, "leg {leg} vs commanded {want}");
     }
     drop(stage);
+}
+
+/// A serial output on `path` writing one text line per frame (16-bit decimal values), 100 Hz.
+fn serial_line_output(path: &std::path::Path) -> OutputConfig {
+    toml::from_str(&format!(
+        r#"
+template = "<Axis1a>,<Axis2a>,<Axis3a>,<Axis4a>,<Axis5a>,<Axis6a><10>"
+bits = 16
+format = "decimal"
+serial_port = "{}"
+baud = 921600
+rate_hz = 100.0
+post_open_delay_ms = 0
+"#,
+        path.display()
+    ))
+    .unwrap()
+}
+
+/// Complete lines of six values in `bytes`.
+fn lines_of_six(bytes: &[u8]) -> Vec<[u16; 6]> {
+    String::from_utf8_lossy(bytes)
+        .split('\n')
+        .filter_map(|line| {
+            let values: Vec<u16> = line.split(',').filter_map(|v| v.parse().ok()).collect();
+            <[u16; 6]>::try_from(values).ok()
+        })
+        .collect()
+}
+
+#[test]
+fn a_port_that_died_at_park_rejoins_from_park_after_the_platform_rose_without_it() {
+    let dir = std::env::temp_dir().join(format!("rigd-motion-rejoin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("ttyMOTION");
+    let _ = std::fs::remove_file(&link);
+    let pty = motion_pty::Pty::open();
+    std::os::unix::fs::symlink(&pty.slave_path, &link).unwrap();
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = socket.local_addr().unwrap().port();
+    let config = platform(vec![serial_line_output(&link), udp_output(port)]);
+    let mut stage = platform_stage(&config, TICK_HZ).unwrap();
+    let park = (32767.0 - 0.95 * 32767.0f64).round_ties_even() as u16;
+    let tick = |stage: &mut MotionStage, time_s: f64| {
+        stage.on_tick(&frame(time_s, time_s * 20.0, HARD_BRAKING));
+        std::thread::sleep(Duration::from_micros(900));
+    };
+    // Physics paused: the platform waits at park and the serial output streams park frames.
+    let mut parked_frames = Vec::new();
+    let start = Instant::now();
+    while parked_frames.len() < 20 {
+        assert!(start.elapsed() < Duration::from_secs(10), "no park frames");
+        tick(&mut stage, 0.0);
+        parked_frames.extend(lines_of_six(&pty.read_for(Duration::from_millis(1))));
+    }
+    assert_eq!(stage.state(), SafetyState::Parked);
+    assert!(parked_frames.iter().all(|f| f.iter().all(|&v| v == park)));
+    // The serial port dies while parked.
+    drop(pty);
+    let start = Instant::now();
+    while stage.output_status().next().unwrap().ready {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "write error unseen"
+        );
+        tick(&mut stage, 0.0);
+    }
+    // Live physics: the platform rises on its UDP link alone and runs.
+    let mut t = 0.0;
+    for _ in 0..1500 {
+        t += 0.001;
+        tick(&mut stage, t);
+    }
+    assert_eq!(stage.state(), SafetyState::Active);
+    // The port returns: its writer must start from park (where it left the controller),
+    // not jump to the live position, and ramp onto the motion within the limits.
+    let pty = motion_pty::Pty::open();
+    let fresh = link.with_extension("new");
+    std::os::unix::fs::symlink(&pty.slave_path, &fresh).unwrap();
+    std::fs::rename(&fresh, &link).unwrap();
+    let mut bytes = Vec::new();
+    for k in 0..2500 {
+        t += 0.001;
+        tick(&mut stage, t);
+        if k % 20 == 19 {
+            bytes.extend(pty.read_for(Duration::from_millis(1)));
+        }
+    }
+    let frames = lines_of_six(&bytes);
+    assert!(
+        frames.len() > 50,
+        "{} frames after the port returned",
+        frames.len()
+    );
+    // The controller was left at park: the first frame is one ramp step from there.
+    let max_step = (SPEED_MM_PER_S * 0.01 / (STROKE_MM / 2.0) * 32768.0).ceil() as u16 + 1;
+    assert!(
+        frames[0].iter().all(|&v| v.abs_diff(park) <= max_step),
+        "first frame after the port returned: {:?}, park {park}, step limit {max_step}",
+        frames[0]
+    );
+    for w in frames.windows(2) {
+        for (a, b) in w[0].iter().zip(&w[1]) {
+            assert!(a.abs_diff(*b) <= max_step, "{:?} -> {:?}", w[0], w[1]);
+        }
+    }
+    let last = frames.last().unwrap();
+    assert!(
+        last.iter().any(|&v| v.abs_diff(park) > 100),
+        "rejoined the live motion: {last:?}"
+    );
+    drop(stage);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn wild() -> impl Strategy<Value = f64> {

@@ -84,7 +84,7 @@ impl std::fmt::Debug for MotionStage {
 
 impl MotionStage {
     /// A stage for `config` ticking at `tick_hz`, with its outputs' RT ends, writer threads
-    /// and their shutdown flag (built by [`super::build`]).
+    /// and their shutdown flag (built by [`super::platform_stage`]).
     pub fn new(
         config: &PlatformConfig,
         platform: Platform,

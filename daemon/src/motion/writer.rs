@@ -372,9 +372,12 @@ impl Writer {
             // Commands queued while the link was down are old news.
             while self.ends.commands.pop().is_ok() {}
             // The controller holds the last position it was sent: start from there, at rest,
-            // and park before anything else unless it is parked already.
+            // and park before anything else unless it is parked already. Never carry on
+            // Following: the live command may have moved anywhere while the link was down.
             self.tracker.velocity = [0.0; MAX_ACTUATORS];
-            if !self.tracker.reached(&self.park, 1e-9) {
+            if self.tracker.reached(&self.park, 1e-9) {
+                self.set_mode(WriterMode::Parked);
+            } else {
                 self.set_mode(WriterMode::Parking);
             }
             self.status.ready = true;
