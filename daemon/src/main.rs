@@ -21,7 +21,7 @@ fn main() {
     }
     if let LogTarget::File(path) = &log_target {
         eprintln!(
-            "rigd: the dashboard uses this terminal, so the log goes to {}",
+            "rigd: the live display uses this terminal, so the log goes to {}",
             path.display()
         );
     }

@@ -147,7 +147,9 @@ pub fn start(
     })
 }
 
-/// The fallback display: one status line, redrawn ten times a second. It takes no keys:
+/// The fallback display: one status line, redrawn ten times a second, with the newest logged
+/// warning after it (the log goes to a file while a display is shown), cut to the terminal's
+/// width so it never wraps (a wrapped line would not be redrawn in place). It takes no keys:
 /// Ctrl-C reaches the daemon as SIGINT.
 fn start_status_line(mut frames: LatestReader<Frame>) -> std::io::Result<Display> {
     let stop = Arc::new(AtomicBool::new(false));
@@ -158,7 +160,11 @@ fn start_status_line(mut frames: LatestReader<Frame>) -> std::io::Result<Display
             let mut out = std::io::stdout();
             while !stop_flag.load(Ordering::Relaxed) {
                 std::thread::sleep(REFRESH);
-                let line = status_line(&frames.read());
+                let mut line = status_line(&frames.read());
+                if let Some(notice) = crate::cli::logging::latest_notice() {
+                    line = format!("{line}  |  {notice}");
+                }
+                let line = fit_width(&line, stdout_columns());
                 let _ = write!(out, "\r\x1b[2K{line}");
                 let _ = out.flush();
             }
@@ -179,6 +185,25 @@ impl Drop for Display {
             let _ = handle.join();
         }
     }
+}
+
+/// The width of the terminal on stdout, in columns (80 when it cannot be read).
+fn stdout_columns() -> usize {
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the struct passed; a zeroed one is valid.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; fd 1 is only queried.
+    let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+    if rc == 0 && size.ws_col > 0 {
+        usize::from(size.ws_col)
+    } else {
+        80
+    }
+}
+
+/// `line` cut to `columns - 1` characters (the last column stays free: writing into it makes
+/// some terminals wrap).
+fn fit_width(line: &str, columns: usize) -> String {
+    line.chars().take(columns.saturating_sub(1)).collect()
 }
 
 fn lap_time(seconds: f64) -> String {
@@ -246,6 +271,14 @@ mod tests {
         assert_eq!(shown[4], "destination 4");
         assert!(shown[5].starts_with("+11 more destination(s)"), "{shown:?}");
         assert_eq!(panel_lines(vec!["one".into()]), vec!["one".to_string()]);
+    }
+
+    #[test]
+    fn the_status_line_never_wraps() {
+        let line = "123 km/h  |  03:12:45Z WARN telemetry ü";
+        assert_eq!(fit_width(line, 12), "123 km/h  |");
+        assert_eq!(fit_width(line, 200), line);
+        assert_eq!(fit_width(line, 0), "");
     }
 
     #[test]
