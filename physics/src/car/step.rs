@@ -5,7 +5,7 @@
 use super::{Car, CarState, PLACEHOLDER_TYRE_TEMPERATURE_C};
 use crate::controls::GearRequest;
 use crate::drivetrain::WheelSpinInput;
-use crate::math::Vec3;
+use crate::math::{self, Vec3};
 use crate::spec::GRAVITY_MPS2;
 use crate::telemetry::{SurfaceKind, WheelTelemetry};
 use crate::track::Track;
@@ -141,7 +141,7 @@ impl Car {
                 w.vy = v_cp.dot(w.lateral);
                 let pred = st.slip[i].predict(&self.tyre, w.vx, w.vy, omega0, w.radius, dt);
                 w.kappa = pred.kappa_at_omega0;
-                w.alpha = pred.alpha.atan();
+                w.alpha = math::atan(pred.alpha);
                 // Right-side tyres are mounted mirrored: their ply-steer and conicity offsets
                 // cancel the left side's, so a straight car runs straight.
                 let mirror = if i % 2 == 1 { -1.0 } else { 1.0 };

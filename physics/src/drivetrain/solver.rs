@@ -72,6 +72,7 @@ pub struct Solution {
 /// place). A pivot that vanishes (relative to its diagonal) marks a row that depends on the
 /// earlier ones; it is set to infinity so [`cholesky_solve`] gives that row zero, which is
 /// exact for redundant but consistent constraints.
+#[inline(always)]
 fn cholesky<const N: usize>(a: &mut [[f64; N]; N], n: usize) {
     for j in 0..n {
         let diagonal = a[j][j];
@@ -96,6 +97,7 @@ fn cholesky<const N: usize>(a: &mut [[f64; N]; N], n: usize) {
 }
 
 /// Solves `L L^T x = b` for the factor from [`cholesky`].
+#[inline(always)]
 fn cholesky_solve<const N: usize>(l: &[[f64; N]; N], n: usize, b: &[f64; N]) -> [f64; N] {
     let mut y = [0.0; N];
     for i in 0..n {
@@ -116,6 +118,7 @@ fn cholesky_solve<const N: usize>(l: &[[f64; N]; N], n: usize, b: &[f64; N]) -> 
     x
 }
 
+#[inline(always)]
 fn dot(a: &[f64; MAX_DOFS], b: &[f64; MAX_DOFS], n: usize) -> f64 {
     let mut s = 0.0;
     for i in 0..n {
@@ -126,7 +129,21 @@ fn dot(a: &[f64; MAX_DOFS], b: &[f64; MAX_DOFS], n: usize) -> f64 {
 
 /// Solves one step. `dt_s` converts capacities to impulses.
 pub fn solve(problem: &Problem, dt_s: f64) -> Solution {
-    let n = problem.dofs;
+    // The degree-of-freedom count as a constant: the small dense loops unroll (same
+    // operations in the same order as a run-time count, so the same bits).
+    match problem.dofs {
+        0 => solve_dofs::<0>(problem, dt_s),
+        1 => solve_dofs::<1>(problem, dt_s),
+        2 => solve_dofs::<2>(problem, dt_s),
+        3 => solve_dofs::<3>(problem, dt_s),
+        4 => solve_dofs::<4>(problem, dt_s),
+        _ => solve_dofs::<MAX_DOFS>(problem, dt_s),
+    }
+}
+
+/// [`solve`] for `DOFS` degrees of freedom.
+fn solve_dofs<const DOFS: usize>(problem: &Problem, dt_s: f64) -> Solution {
+    let n = DOFS;
     let m = problem.joint_count;
     let mut factor = problem.mass;
     cholesky(&mut factor, n);

@@ -12,8 +12,10 @@
 //!
 //! Speed (this runs for every wheel every step): atan/sin/cos of small arguments, which the
 //! weighting functions' normalisers always have and most slips have in normal driving, use
-//! Taylor series accurate to the last bits (module test), not the library calls; cos(atan x)
-//! and sin(2 atan x) are algebraic.
+//! Taylor series accurate to the last bits ([`crate::math::atan`] and friends), not the
+//! library calls; cos(atan x) and sin(2 atan x) are algebraic.
+
+use crate::math::{atan, cos, sin};
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
@@ -220,55 +222,6 @@ struct LatCurve {
     sv: f64,
     k: f64,
     mu: f64,
-}
-
-/// Largest |x| for which [`atan`] uses its series (error below 1e-17 relative there).
-const SMALL_ATAN: f64 = 0.1;
-/// Largest |x| for which [`sin`] and [`cos`] use their series (error below 1e-17).
-const SMALL_ANGLE: f64 = 0.2;
-
-/// atan(x): near zero (the weighting functions' normalisers always, most slips in normal
-/// driving) by its Taylor series, which is cheaper than the library call and as accurate
-/// (truncation below 1e-17 relative for |x| <= 0.1); elsewhere the library's.
-#[inline]
-fn atan(x: f64) -> f64 {
-    if x.abs() <= SMALL_ATAN {
-        let z = x * x;
-        let p = -1.0 / 3.0
-            + z * (1.0 / 5.0
-                + z * (-1.0 / 7.0
-                    + z * (1.0 / 9.0 + z * (-1.0 / 11.0 + z * (1.0 / 13.0 + z * (-1.0 / 15.0))))));
-        x + x * z * p
-    } else {
-        x.atan()
-    }
-}
-
-/// cos(x), by its Taylor series for |x| <= 0.2 (truncation below 1e-17), else the library's.
-#[inline]
-fn cos(x: f64) -> f64 {
-    if x.abs() <= SMALL_ANGLE {
-        let z = x * x;
-        let p = 1.0 / 24.0 + z * (-1.0 / 720.0 + z * (1.0 / 40_320.0 + z * (-1.0 / 3_628_800.0)));
-        1.0 - 0.5 * z + z * z * p
-    } else {
-        x.cos()
-    }
-}
-
-/// sin(x), by its Taylor series for |x| <= 0.2 (truncation below 1e-17 relative), else the
-/// library's.
-#[inline]
-fn sin(x: f64) -> f64 {
-    if x.abs() <= SMALL_ANGLE {
-        let z = x * x;
-        let p = -1.0 / 6.0
-            + z * (1.0 / 120.0
-                + z * (-1.0 / 5_040.0 + z * (1.0 / 362_880.0 + z * (-1.0 / 39_916_800.0))));
-        x + x * z * p
-    } else {
-        x.sin()
-    }
 }
 
 /// Magic Formula sine version with curvature: D sin(C atan(Bx - E (Bx - atan Bx))).
@@ -520,28 +473,5 @@ impl Mf61 {
             fy,
             mz,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn series_near_zero_match_the_library_to_the_last_bits() {
-        // Both sides of each threshold and a dense sweep inside it.
-        let n = 20_000;
-        for i in 0..=n {
-            let x = -0.25 + 0.5 * i as f64 / n as f64;
-            let close = |ours: f64, reference: f64| {
-                (ours - reference).abs() <= 4.0 * f64::EPSILON * reference.abs().max(1e-300)
-            };
-            assert!(close(atan(x), x.atan()), "atan({x})");
-            assert!(close(sin(x), x.sin()), "sin({x})");
-            assert!(close(cos(x), x.cos()), "cos({x})");
-        }
-        assert_eq!(atan(0.0), 0.0);
-        assert_eq!(sin(0.0), 0.0);
-        assert_eq!(cos(0.0), 1.0);
     }
 }
