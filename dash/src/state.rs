@@ -114,6 +114,15 @@ impl SourceStats {
             .map(|at| now.saturating_duration_since(at))
     }
 
+    /// The listening addresses as shown: comma separated.
+    pub fn listening_text(&self) -> String {
+        self.listening
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// True when there is nothing current to show: no packet yet, or the newest is older
     /// than [`STALE_AFTER`].
     pub fn no_data(&self, now: Instant) -> bool {

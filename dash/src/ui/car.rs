@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::text::{plain, MISSING};
-use super::{panel, View};
+use super::{note_panel, panel, View};
 use crate::theme::THEME;
 
 /// Fuel fraction below which the fuel figure is marked.
@@ -49,10 +49,7 @@ impl Widget for Car<'_> {
         let view = self.0;
         let block = panel("Car");
         let Some(sample) = view.sample() else {
-            Paragraph::new(Line::styled(MISSING, THEME.dim))
-                .block(block)
-                .render(area, buf);
-            return;
+            return note_panel(block, MISSING, area, buf);
         };
         let value = view.value_style();
         let gauges = &sample.gauges;
@@ -156,11 +153,7 @@ mod tests {
                 ..DashGauges::default()
             };
         }
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Car(&view), 40, 9));
         assert!(rows[1].contains("fuel      --"), "{rows:?}");
         assert!(rows[2].contains("water     -- °C"), "{rows:?}");
@@ -178,11 +171,7 @@ mod tests {
                 on: 1 | 1 << 17,
             });
         }
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Car(&view), 40, 9));
         assert!(rows[7].contains("lights    ●SHIFT ○HBK ●N"), "{rows:?}");
     }

@@ -88,12 +88,7 @@ impl Widget for StatusLine<'_> {
                 ));
             }
             _ => {
-                let listening = source
-                    .listening
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let listening = source.listening_text();
                 spans.push(Span::styled(format!("listening {listening}"), THEME.value));
                 spans.push(separator());
                 spans.push(Span::styled("no packet yet", THEME.bad));
@@ -155,11 +150,7 @@ mod tests {
     #[test]
     fn title_bar_badges() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let live = rows(&render(
             TitleBar {
                 view: &view,
@@ -208,11 +199,7 @@ mod tests {
     #[test]
     fn status_line_live_and_empty() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let live = rows(&render(StatusLine(&view), 80, 1));
         assert_eq!(
             live[0].trim_end(),

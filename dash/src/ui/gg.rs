@@ -119,11 +119,7 @@ mod tests {
     #[test]
     fn plots_the_trail_and_reads_out_g() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(GgDiagram(&view), 24, 10));
         // The newest accel is [-4.0, 9.0] m/s^2: 0.92 g left, 0.41 g braking.
         assert!(rows[8].contains("lat+0.92 lon-0.41"), "{rows:?}");
@@ -134,11 +130,7 @@ mod tests {
     #[test]
     fn no_current_point_without_data() {
         let (state, now) = empty_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(GgDiagram(&view), 24, 10));
         assert!(!rows.iter().any(|r| r.contains('●')));
         assert!(rows[8].contains("lat-- lon--"), "{rows:?}");

@@ -7,10 +7,10 @@ use std::time::Duration;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, Widget};
 
 use super::text::MISSING;
-use super::{panel, View};
+use super::{note_panel, panel, View};
 use crate::state::Garbage;
 use crate::theme::THEME;
 
@@ -104,12 +104,7 @@ impl Widget for SourcePanel<'_> {
                 Span::styled(text, style),
             ])
         };
-        let listening = source
-            .listening
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
+        let listening = source.listening_text();
         let lines = vec![
             row("listening", listening, value),
             row(
@@ -173,11 +168,7 @@ impl Widget for HealthPanel<'_> {
                 Some(sample) => format!("only from rigd (source sends {})", sample.format),
                 None => "waiting for rigd".to_owned(),
             };
-            Paragraph::new(Line::styled(text, THEME.dim))
-                .wrap(Wrap { trim: true })
-                .block(block)
-                .render(area, buf);
-            return;
+            return note_panel(block, text, area, buf);
         };
         let value = view.value_style();
         let row = |label: &'static str, text: String| {
@@ -259,11 +250,7 @@ mod tests {
     #[test]
     fn loop_health_line_when_native() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(LoopHealthLine(&view), 80, 1));
         assert_eq!(
             rows[0].trim_end(),
@@ -278,11 +265,7 @@ mod tests {
             sample.format = "forza";
             sample.health = None;
         }
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(LoopHealthLine(&view), 80, 1));
         assert!(rows[0].starts_with("loop health: only from rigd (source sends forza)"));
         insta::assert_snapshot!(terminal(HealthPanel(&view), 40, 4).backend());
@@ -296,11 +279,7 @@ mod tests {
             title: "rigd telemetry out".to_owned(),
             lines: vec!["LFS OutGauge to 127.0.0.1:4000: sent 10, errors 5 (refused 5)".to_owned()],
         };
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let panel = rows(&render(HostPanel(&view), 70, 3));
         assert!(panel[0].contains("rigd telemetry out"), "{panel:?}");
         assert!(
@@ -329,11 +308,7 @@ mod tests {
     #[test]
     fn source_and_health_panels() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(SourcePanel(&view), 44, 9));
         assert!(rows[4].contains("packets   121 (121/s)"), "{rows:?}");
         assert!(

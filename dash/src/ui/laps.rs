@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::text::{lap_time, sector_time, signed, MISSING};
-use super::{panel, View};
+use super::{note_panel, panel, View};
 use crate::sample::LapSample;
 use crate::theme::THEME;
 
@@ -46,10 +46,7 @@ impl Widget for Laps<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let view = self.0;
         let Some(lap) = view.sample().and_then(|s| s.lap) else {
-            Paragraph::new(Line::styled(MISSING, THEME.dim))
-                .block(panel("Laps"))
-                .render(area, buf);
-            return;
+            return note_panel(panel("Laps"), MISSING, area, buf);
         };
         let title = match lap.race_position {
             Some(position) => format!("Laps P{position}"),
@@ -132,11 +129,7 @@ mod tests {
     #[test]
     fn timing_screen() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Laps(&view), 24, 9));
         assert_eq!(rows[1], "│lap 4    0:41.250     │");
         assert_eq!(rows[2], "│last     1:24.001     │");

@@ -6,11 +6,11 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use ratatui::widgets::canvas::{Canvas, Points};
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::widgets::Widget;
 
-use super::{panel, View};
+use super::{note_panel, panel, View};
 use crate::theme::THEME;
 
 /// Highest zoom level (span / 2^level).
@@ -62,10 +62,7 @@ impl Widget for TrackMap<'_> {
         let inner = block.inner(area);
         let trace = &view.state.trace;
         let (Some(bounds), Some(car)) = (trace.bounds(), trace.last()) else {
-            Paragraph::new(Line::styled("no position data yet", THEME.dim))
-                .block(block)
-                .render(area, buf);
-            return;
+            return note_panel(block, "no position data yet", area, buf);
         };
         block.render(area, buf);
         let [x0, x1, y0, y1] = view_bounds(bounds, car, view.map_zoom, inner.width, inner.height);
@@ -110,11 +107,7 @@ mod tests {
     #[test]
     fn draws_the_trace_and_the_car() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(TrackMap(&view), 40, 12));
         assert!(rows.iter().any(|r| r.contains('●')), "{rows:?}");
         insta::assert_snapshot!("map_fit", terminal(TrackMap(&view), 40, 12).backend());
@@ -134,11 +127,7 @@ mod tests {
     #[test]
     fn says_when_there_is_no_position() {
         let (state, now) = empty_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(TrackMap(&view), 40, 6));
         assert!(rows[1].contains("no position data yet"), "{rows:?}");
     }

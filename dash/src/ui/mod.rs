@@ -18,8 +18,11 @@ pub mod tyres;
 
 use std::time::Instant;
 
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::widgets::{Block, BorderType};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 
 use crate::sample::Sample;
 use crate::state::DashState;
@@ -64,6 +67,15 @@ pub fn panel(title: &str) -> Block<'_> {
         .border_style(THEME.border)
         .title(title)
         .title_style(THEME.title)
+}
+
+/// Draws `block` holding one dim note instead of values (`--`, or why a panel is empty),
+/// wrapped to the panel's width.
+pub fn note_panel(block: Block<'_>, note: impl Into<String>, area: Rect, buf: &mut Buffer) {
+    Paragraph::new(Line::styled(note.into(), THEME.dim))
+        .wrap(Wrap { trim: true })
+        .block(block)
+        .render(area, buf);
 }
 
 #[cfg(test)]
@@ -188,6 +200,15 @@ pub(crate) mod test_support {
         let t0 = Instant::now();
         let state = DashState::new(vec![LISTEN.parse().unwrap()], t0);
         (state, t0 + Duration::from_millis(2500))
+    }
+
+    /// The view of `state` at `now`, with the map unzoomed.
+    pub fn view_at(state: &DashState, now: Instant) -> super::View<'_> {
+        super::View {
+            state,
+            now,
+            map_zoom: 0,
+        }
     }
 
     /// Renders a widget into a `width` x `height` buffer.

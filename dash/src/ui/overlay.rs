@@ -30,12 +30,7 @@ impl Widget for NoDataBox<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let view = self.0;
         let source = &view.state.source;
-        let listening = source
-            .listening
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
+        let listening = source.listening_text();
         let silence = match source.age(view.now) {
             Some(age) => format!("last packet {} ago", age_text(age)),
             None => "no packet received yet".to_owned(),
@@ -104,11 +99,7 @@ mod tests {
     #[test]
     fn no_data_box_says_where_it_listens() {
         let (state, now) = empty_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(NoDataBox(&view), 50, 8));
         assert!(rows.iter().any(|r| r.contains("!! NO DATA !!")), "{rows:?}");
         assert!(rows

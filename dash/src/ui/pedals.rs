@@ -58,11 +58,7 @@ mod tests {
     #[test]
     fn bars_and_percentages() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Pedals(&view), 31, 6));
         // 20 cells of bar: 85 % is 17 cells.
         assert!(
@@ -82,11 +78,7 @@ mod tests {
         if let Some(sample) = state.latest.as_mut() {
             sample.handbrake = None;
         }
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Pedals(&view), 31, 6));
         assert!(rows[4].ends_with("   --│"), "{rows:?}");
     }

@@ -138,11 +138,7 @@ mod tests {
     #[test]
     fn shows_rpm_limit_lights_and_bar() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Rpm(&view), 40, 4));
         assert!(rows[1].contains(" 6800 / 7500 ●●●●●●○○○○"), "{rows:?}");
         assert!(!rows[1].contains("SHIFT"));
@@ -157,11 +153,7 @@ mod tests {
         if let Some(sample) = state.latest.as_mut() {
             sample.rpm = Some(7400.0);
         }
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Rpm(&view), 40, 4));
         assert!(rows[1].contains("●●●●●●●●●● SHIFT"), "{rows:?}");
     }

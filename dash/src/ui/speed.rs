@@ -60,11 +60,7 @@ mod tests {
     #[test]
     fn shows_kmh_and_gear() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(SpeedGear(&view), 20, 4));
         // 34 m/s = 122.4 km/h.
         assert!(rows[1].contains(" 122 km/h"), "{rows:?}");
@@ -75,11 +71,7 @@ mod tests {
     #[test]
     fn shows_placeholders_without_data() {
         let (state, now) = empty_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(SpeedGear(&view), 20, 4));
         assert!(rows[1].contains("  -- km/h"), "{rows:?}");
         assert!(rows[2].contains("gear  --"), "{rows:?}");

@@ -140,11 +140,7 @@ mod tests {
     #[test]
     fn angle_torque_and_bar() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Steering(&view), 31, 6));
         assert!(rows[1].contains("angle    +45.0° L"), "{rows:?}");
         assert!(rows[2].contains("torque    +6.5 Nm   65%"), "{rows:?}");
@@ -169,11 +165,7 @@ mod tests {
             torque.ffb_output = Some(-1.0);
             torque.clipping = true;
         }
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Steering(&view), 31, 6));
         assert!(rows[2].contains(" 100% CLIP"), "{rows:?}");
         insta::assert_snapshot!(terminal(Steering(&view), 31, 6).backend());
@@ -187,11 +179,7 @@ mod tests {
             sample.steering_torque = None;
             sample.steering_input = Some(-0.25);
         }
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Steering(&view), 31, 6));
         assert!(rows[1].contains("input      -25% R"), "{rows:?}");
         assert!(rows[2].contains("torque      -- Nm"), "{rows:?}");

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::text::{plain, signed, MISSING};
-use super::{panel, View};
+use super::{note_panel, panel, View};
 use crate::sample::{TyreSample, CORNER_NAMES};
 use crate::theme::THEME;
 
@@ -83,19 +83,15 @@ impl Widget for Tyres<'_> {
         let view = self.0;
         let block = panel("Tyres");
         let Some(sample) = view.sample() else {
-            Paragraph::new(Line::styled(MISSING, THEME.dim))
-                .block(block)
-                .render(area, buf);
-            return;
+            return note_panel(block, MISSING, area, buf);
         };
         if !sample.tyres.iter().any(TyreSample::has_any) {
-            Paragraph::new(Line::styled(
+            return note_panel(
+                block,
                 format!("no tyre data in {}", sample.format),
-                THEME.dim,
-            ))
-            .block(block)
-            .render(area, buf);
-            return;
+                area,
+                buf,
+            );
         }
         let base = view.value_style();
         let mut header = vec![Span::raw(" ".repeat(LABEL_WIDTH))];
@@ -125,11 +121,7 @@ mod tests {
     #[test]
     fn one_column_per_corner() {
         let (state, now) = live_state();
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Tyres(&view), 37, 7));
         assert_eq!(rows[1], "│           FL     FR     RL     RR │");
         assert_eq!(rows[2], "│load kN  3.10   4.90   2.80   4.40 │");
@@ -146,11 +138,7 @@ mod tests {
             sample.format = "outgauge";
             sample.tyres = Default::default();
         }
-        let view = View {
-            state: &state,
-            now,
-            map_zoom: 0,
-        };
+        let view = view_at(&state, now);
         let rows = rows(&render(Tyres(&view), 37, 7));
         assert!(rows[1].contains("no tyre data in outgauge"), "{rows:?}");
     }
