@@ -357,13 +357,14 @@ fn receive_positions(socket: &UdpSocket, window: Duration) -> Vec<[f64; 6]> {
 fn sigterm_park_keeps_position_velocity_and_acceleration_limits() {
     let (socket, mut stage, mut t) = active_stage_with_udp(fine_udp_output);
     // Saturating cues, reversing: the actuators are moving fast, some toward the far end,
-    // when SIGTERM comes.
+    // when SIGTERM comes. Paced so the writer never falls 64 commands (its ring) behind on a
+    // loaded machine: a dropped command would look like a limit violation here.
     let mut live = Vec::new();
     for k in 0..1200 {
         t += 0.001;
         stage.on_tick(&slam(t, if k < 700 { -1.0 } else { 1.0 }));
-        std::thread::sleep(Duration::from_micros(300));
-        if k % 100 == 99 {
+        std::thread::sleep(Duration::from_micros(800));
+        if k % 50 == 49 {
             live.extend(receive_positions(&socket, Duration::from_millis(1)));
         }
     }
