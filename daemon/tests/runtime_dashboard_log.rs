@@ -20,6 +20,8 @@ use support::*;
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// A private tmux server (its own socket name), killed on drop with everything in it.
+/// rigd takes the SIGHUP that ending the server sends as a reload, so on drop the pane
+/// shell's children (rigd, if a failed assertion left it running) get SIGTERM first.
 struct Tmux {
     socket: String,
 }
@@ -81,6 +83,29 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
+        let pane_pid = self
+            .command()
+            .args(["display-message", "-p", "-t", "rigd", "#{pane_pid}"])
+            .output()
+            .ok()
+            .and_then(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .trim()
+                    .parse::<i32>()
+                    .ok()
+            });
+        if let Some(shell) = pane_pid {
+            let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+                .unwrap_or_default();
+            for child in children
+                .split_whitespace()
+                .filter_map(|c| c.parse::<i32>().ok())
+            {
+                // SAFETY: kill with a pid read from the kernel and a valid signal number.
+                unsafe { libc::kill(child, libc::SIGTERM) };
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
         let _ = self
             .command()
             .arg("kill-server")
