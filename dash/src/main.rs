@@ -37,10 +37,21 @@ extern "C" fn request_stop(_signal: libc::c_int) {
 }
 
 /// Lets SIGTERM, SIGHUP and SIGINT end the loop normally so the terminal is restored.
+///
+/// A signal that was ignored when the program started stays ignored (the `nohup` convention):
+/// under `nohup` a hang-up still ends the dashboard, through the terminal reporting it.
 fn install_stop_handlers() {
     for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        // SAFETY: sigaction with a null new action only reads the current disposition into
+        // `current`, a valid zeroed struct; the handler installed only stores to an atomic,
+        // which is async-signal-safe.
         unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+                && current.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
             libc::signal(signal, request_stop as *const () as libc::sighandler_t);
         }
     }

@@ -332,14 +332,28 @@ fn rig_dash_command() -> String {
     )
 }
 
-#[test]
-fn exits_when_its_terminal_goes_away() {
-    let tmux = Tmux::start("hangup", &rig_dash_command());
+/// Starts `command` in tmux, waits for the dashboard, kills the tmux server (closing the pty
+/// and hanging up the terminal) and expects rig-dash to exit within 2 s.
+fn assert_exits_when_the_terminal_goes_away(test: &str, command: &str) {
+    let tmux = Tmux::start(test, command);
     tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
     let pid = tmux.pane_pid();
     let status = tmux.command().arg("kill-server").status().unwrap();
     assert!(status.success(), "tmux kill-server failed");
     assert_exits_within(pid, Duration::from_secs(2), "its terminal went away");
+}
+
+#[test]
+fn exits_when_its_terminal_goes_away() {
+    // The kernel sends SIGHUP (rig-dash leads the pane's session) and the tty hangs up.
+    assert_exits_when_the_terminal_goes_away("hangup", &rig_dash_command());
+}
+
+#[test]
+fn exits_when_its_terminal_goes_away_even_with_sighup_ignored() {
+    // As under nohup: no SIGHUP arrives, so only the hung-up terminal can end it.
+    let command = format!("trap '' HUP; {}", rig_dash_command());
+    assert_exits_when_the_terminal_goes_away("nohup", &command);
 }
 
 #[test]
