@@ -704,6 +704,68 @@ impl Validate for PlatformConfig {
         for (i, output) in self.outputs.iter().enumerate() {
             output.validate(&format!("{field}.outputs[{i}]"), report);
         }
+        let uncovered = self.actuators_in_no_frame();
+        if !uncovered.is_empty() {
+            let placeholders: Vec<String> = uncovered
+                .iter()
+                .map(|i| format!("<Axis{}a>", i + 1))
+                .collect();
+            report.problem(
+                format!("{field}.outputs"),
+                if uncovered.len() == 1 {
+                    format!(
+                        "actuator {} (of {}) is in no output's frame: it would never move",
+                        placeholders[0],
+                        self.geometry.actuator_count()
+                    )
+                } else {
+                    format!(
+                        "actuators {} (of {}) are in no output's frame: they would never move",
+                        placeholders.join(", "),
+                        self.geometry.actuator_count()
+                    )
+                },
+                format!(
+                    "add {} to an output's template, or add an output for them (e.g. a second SMC3 with template = \"[A<Axis4a>][B<Axis5a>][C<Axis6a>]\")",
+                    placeholders.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+impl PlatformConfig {
+    /// Actuators (0-based) that no output's frame carries. Empty when the platform has no
+    /// outputs or an output is invalid (that output's own problem is reported instead).
+    fn actuators_in_no_frame(&self) -> Vec<usize> {
+        let count = self.geometry.actuator_count();
+        let mut covered = vec![false; count];
+        for output in &self.outputs {
+            let Ok(resolved) = output.resolve() else {
+                return Vec::new();
+            };
+            match resolved.kind {
+                // Fixed six-value frame, and the pose frame moves every actuator.
+                FrameKind::KnaufinatorBinary => {
+                    covered.iter_mut().take(6).for_each(|c| *c = true);
+                }
+                FrameKind::Motion4SimPosition => covered.iter_mut().for_each(|c| *c = true),
+                FrameKind::Template => {
+                    let Ok(t) =
+                        TemplateEncoder::new(&resolved.template, resolved.bits, resolved.format)
+                    else {
+                        return Vec::new();
+                    };
+                    for (i, c) in covered.iter_mut().enumerate() {
+                        *c |= t.mentions_axis(i);
+                    }
+                }
+            }
+        }
+        if self.outputs.is_empty() {
+            return Vec::new();
+        }
+        (0..count).filter(|&i| !covered[i]).collect()
     }
 }
 
@@ -897,6 +959,32 @@ serial_port = "/dev/ttyUSB0"
         let mut templated = output.clone();
         templated.template = Some("<Axis1a>".into());
         assert_eq!(templated.resolve().unwrap().kind, FrameKind::Template);
+    }
+
+    #[test]
+    fn an_actuator_in_no_frame_is_refused() {
+        // A 6-actuator hexapod on one 3-motor SMC3: actuators 4..6 would never move.
+        let text = HEXAPOD.replace("motion4sim_position", "smc3");
+        let problems = crate::parse(&text, "smc3.toml").unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let p = &problems[0];
+        assert_eq!(p.field, "motion.platforms[0].outputs");
+        assert!(
+            p.message
+                .contains("actuators <Axis4a>, <Axis5a>, <Axis6a> (of 6) are in no output's frame"),
+            "{}",
+            p.message
+        );
+        assert!(
+            p.fix.contains("[A<Axis4a>][B<Axis5a>][C<Axis6a>]"),
+            "{}",
+            p.fix
+        );
+        // A second SMC3 for the other three makes it whole.
+        let split = format!(
+            "{text}[[motion.platforms.outputs]]\ntemplate = \"[A<Axis4a>][B<Axis5a>][C<Axis6a>]\"\nbits = 10\nbaud = 500000\nserial_port = \"/dev/ttyUSB1\"\n"
+        );
+        crate::parse(&split, "split.toml").unwrap();
     }
 
     #[test]

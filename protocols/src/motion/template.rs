@@ -183,6 +183,13 @@ impl TemplateEncoder {
         self.axes_used
     }
 
+    /// True when the template has a placeholder for axis `index` (0-based: `<Axis1a>` is 0).
+    pub fn mentions_axis(&self, index: usize) -> bool {
+        self.segments
+            .iter()
+            .any(|s| matches!(s, Segment::Axis { index: i } if *i == index))
+    }
+
     /// Bytes one axis value takes at most.
     fn max_value_len(&self) -> usize {
         let max = (1u64 << self.bits) - 1;
@@ -251,6 +258,15 @@ fn write_digits(mut value: u32, radix: u32, out: &mut FrameBuffer) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mentioned_axes_are_the_placeholders() {
+        let t = TemplateEncoder::new("[A<Axis4a>][B<Axis6a>]<Axis1b>", 10, NumberFormat::Binary)
+            .unwrap();
+        let mentioned: Vec<usize> = (0..18).filter(|&i| t.mentions_axis(i)).collect();
+        assert_eq!(mentioned, [3, 5, 6]);
+        assert_eq!(t.axes_used(), 7);
+    }
 
     fn encode(template: &str, bits: u8, format: NumberFormat, axes: &[f64]) -> Vec<u8> {
         let encoder = TemplateEncoder::new(template, bits, format).unwrap();
