@@ -17,22 +17,26 @@ fn main() {
     let display = shows_display(&cli);
     let (log_target, log_problem) = logging::init(display);
     if let Some(problem) = log_problem {
-        eprintln!("rigd: {problem}");
+        log_target.tell(&problem);
     }
-    if let LogTarget::File(path) = &log_target {
-        eprintln!(
-            "rigd: the live display uses this terminal, so the log goes to {}",
+    if let LogTarget::File { path, .. } = &log_target {
+        log_target.tell(&format!(
+            "the live display uses this terminal, so the log goes to {}",
             path.display()
-        );
+        ));
     }
     let result = dispatch(cli, display);
-    if let LogTarget::File(path) = &log_target {
-        eprintln!("rigd: the log of this run is in {}", path.display());
+    if let LogTarget::File { path, .. } = &log_target {
+        if let Err(err) = &result {
+            tracing::error!("{err:#}");
+        }
+        log_target.restore_stderr();
+        log_target.tell(&format!("the log of this run is in {}", path.display()));
     }
     if let Err(err) = result {
         let code = exit_code(&err);
         for line in format!("{err:#}").lines() {
-            eprintln!("rigd: {line}");
+            log_target.tell(line);
         }
         std::process::exit(code);
     }

@@ -4,6 +4,9 @@
 //! after start); the newest warning shows in the dashboard's status line, the per-destination
 //! telemetry counters on its rig page; on exit the terminal says where the log is.
 //!
+//! Closing the terminal (ending the tmux server) stops rigd safely instead of leaving it
+//! running unseen.
+//!
 //! The config sends the native format to the dashboard's port and OutGauge to a closed port,
 //! so there is a warning to show and an error counter that grows. Waits poll the screen with
 //! generous deadlines (a loaded 2-core machine); nothing here measures speed.
@@ -27,9 +30,10 @@ struct Tmux {
 }
 
 impl Tmux {
-    fn start(command: &str) -> Tmux {
+    /// A server named after `test` (tests run in parallel threads of one process).
+    fn start(test: &str, command: &str) -> Tmux {
         let tmux = Tmux {
-            socket: format!("rigd-dash-log-{}", std::process::id()),
+            socket: format!("rigd-{test}-{}", std::process::id()),
         };
         let status = tmux
             .command()
@@ -63,6 +67,29 @@ impl Tmux {
             .status()
             .expect("tmux send-keys");
         assert!(status.success());
+    }
+
+    /// The pid of rigd in the pane: the pane's process, or its shell's child.
+    fn rigd_pid(&self) -> i32 {
+        let output = self
+            .command()
+            .args(["display-message", "-p", "-t", "rigd", "#{pane_pid}"])
+            .output()
+            .expect("tmux display-message");
+        let pane: i32 = String::from_utf8_lossy(&output.stdout)
+            .trim()
+            .parse()
+            .unwrap();
+        let comm = std::fs::read_to_string(format!("/proc/{pane}/comm")).unwrap_or_default();
+        if comm.trim() == "rigd" {
+            return pane;
+        }
+        let children = std::fs::read_to_string(format!("/proc/{pane}/task/{pane}/children"))
+            .unwrap_or_default();
+        children
+            .split_whitespace()
+            .find_map(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("no rigd under pane process {pane}"))
     }
 
     fn wait_for(&self, what: &str, predicate: impl Fn(&str) -> bool) -> String {
@@ -161,7 +188,7 @@ fn the_dashboard_owns_the_terminal_and_the_log_goes_to_a_file() {
         shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
         shell_quote(&config),
     );
-    let tmux = Tmux::start(&command);
+    let tmux = Tmux::start("dash-log", &command);
 
     tmux.wait_for("the dashboard with live data", |s| {
         s.contains("rig-dash") && s.contains("LIVE")
@@ -217,4 +244,58 @@ fn the_dashboard_owns_the_terminal_and_the_log_goes_to_a_file() {
         written.contains("every output is in its safe state"),
         "{written}"
     );
+}
+
+/// True once `pid` has exited (gone, or a zombie waiting for its new parent to reap it).
+fn exited(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with(['Z', 'X']))
+    })
+}
+
+#[test]
+fn closing_the_terminal_stops_rigd_safely() {
+    let dir = TempDir::new("dash-hangup");
+    let dash_port = free_port();
+    let config = dir.file(
+        "rigd.toml",
+        &format!(
+            "{TEST_CONFIG}\n[[telemetry]]\nformat = \"native\"\nrate_hz = 60\n\
+             destinations = [\"127.0.0.1:{dash_port}\"]\n"
+        ),
+    );
+    let state = dir.0.join("state");
+    let command = format!(
+        "env -u NOTIFY_SOCKET -u JOURNAL_STREAM XDG_STATE_HOME={} {} --config {} run",
+        shell_quote(&state),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
+        shell_quote(&config),
+    );
+    let tmux = Tmux::start("dash-hangup", &command);
+    tmux.wait_for("the dashboard with live data", |s| {
+        s.contains("rig-dash") && s.contains("LIVE")
+    });
+    let rigd = tmux.rigd_pid();
+    let _ = tmux
+        .command()
+        .arg("kill-server")
+        .stderr(Stdio::null())
+        .status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !exited(rigd) {
+        if Instant::now() > deadline {
+            // SAFETY: kill with the pid of the rigd this test started.
+            unsafe { libc::kill(rigd, libc::SIGKILL) };
+            panic!("rigd still runs 10 s after its terminal closed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let log = std::fs::read_to_string(state.join("rigd").join("rigd.log")).unwrap();
+    assert!(
+        log.contains("the terminal running rigd closed: stopping safely"),
+        "{log}"
+    );
+    assert!(log.contains("every output is in its safe state"), "{log}");
 }

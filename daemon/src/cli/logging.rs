@@ -5,11 +5,16 @@
 //! The file is `$XDG_STATE_HOME/rigd/rigd.log`, else `~/.local/state/rigd/rigd.log`, else
 //! `rigd-UID.log` in the temporary directory; it is appended to, never truncated. The newest
 //! warning or error is also kept ([`latest_notice`]) so the dashboard can show it in its
-//! status line. While the log is a file, panic messages go there too. Level from `RUST_LOG`
-//! (default info).
+//! status line. While the log is a file, panic messages go there too, and so does file
+//! descriptor 2 itself (whatever a library prints to stderr), so nothing writes over the
+//! dashboard and nothing fails when the terminal closes (`eprintln!` panics on a hung-up
+//! terminal, and a panic inside ratatui's panic hook aborts); [`LogTarget::tell`] still
+//! reaches the terminal, and [`LogTarget::restore_stderr`] gives fd 2 back on exit. Level from
+//! `RUST_LOG` (default info).
 
 use std::fs::{File, OpenOptions};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -27,12 +32,64 @@ const NOTICE_MAX_CHARS: usize = 160;
 static LATEST_NOTICE: Mutex<Option<String>> = Mutex::new(None);
 
 /// Where the log goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum LogTarget {
     /// Standard error (the terminal, or journald under systemd).
     Stderr,
     /// A file, because the dashboard owns the terminal.
-    File(PathBuf),
+    File {
+        /// The log file.
+        path: PathBuf,
+        /// The terminal that fd 2 was before it was pointed at the log file (`None` when it
+        /// could not be redirected and still is the terminal).
+        terminal: Option<File>,
+    },
+}
+
+impl LogTarget {
+    /// Writes `rigd: text` to the terminal (the original stderr), ignoring failures: a closed
+    /// terminal must not turn a message into a panic.
+    pub fn tell(&self, text: &str) {
+        let line = format!("rigd: {text}\n");
+        let _ = match self {
+            LogTarget::File {
+                terminal: Some(terminal),
+                ..
+            } => (&*terminal).write_all(line.as_bytes()),
+            _ => std::io::stderr().write_all(line.as_bytes()),
+        };
+    }
+
+    /// Points fd 2 back at the terminal (once the display is gone).
+    pub fn restore_stderr(&self) {
+        if let LogTarget::File {
+            terminal: Some(terminal),
+            ..
+        } = self
+        {
+            // SAFETY: both descriptors are open for as long as `terminal` lives; dup2 only
+            // replaces fd 2.
+            unsafe { libc::dup2(terminal.as_raw_fd(), libc::STDERR_FILENO) };
+        }
+    }
+}
+
+/// Points fd 2 at `log` and returns the terminal it was, or `None` (fd 2 unchanged) when the
+/// descriptors cannot be duplicated.
+fn redirect_stderr(log: &File) -> Option<File> {
+    // SAFETY: dup has no memory-safety preconditions; a valid result is a new descriptor that
+    // the returned File owns.
+    let saved = unsafe { libc::dup(libc::STDERR_FILENO) };
+    if saved < 0 {
+        return None;
+    }
+    // SAFETY: `saved` was just created and is owned by nothing else.
+    let terminal = unsafe { File::from_raw_fd(saved) };
+    // SAFETY: `log` is open; dup2 only replaces fd 2.
+    if unsafe { libc::dup2(log.as_raw_fd(), libc::STDERR_FILENO) } < 0 {
+        return None;
+    }
+    Some(terminal)
 }
 
 /// The log file used while the dashboard is shown: `$XDG_STATE_HOME/rigd/rigd.log`, else
@@ -85,14 +142,17 @@ pub fn init(dashboard: bool) -> (LogTarget, Option<String>) {
         None
     };
     let (output, target): (Box<dyn Layer<Registry> + Send + Sync>, LogTarget) = match file {
-        Some((file, path)) => (
-            tracing_subscriber::fmt::layer()
-                .with_writer(Mutex::new(file))
-                .with_ansi(false)
-                .with_target(false)
-                .boxed(),
-            LogTarget::File(path),
-        ),
+        Some((file, path)) => {
+            let terminal = redirect_stderr(&file);
+            (
+                tracing_subscriber::fmt::layer()
+                    .with_writer(Mutex::new(file))
+                    .with_ansi(false)
+                    .with_target(false)
+                    .boxed(),
+                LogTarget::File { path, terminal },
+            )
+        }
         None => {
             let journald = std::env::var_os("JOURNAL_STREAM").is_some();
             let ansi = std::io::stderr().is_terminal() && !journald;
@@ -111,7 +171,7 @@ pub fn init(dashboard: bool) -> (LogTarget, Option<String>) {
     tracing_subscriber::registry()
         .with(vec![output, NoticeLayer.boxed()].with_filter(filter))
         .init();
-    if matches!(target, LogTarget::File(_)) {
+    if matches!(target, LogTarget::File { .. }) {
         log_panics_too();
     }
     (target, problem)

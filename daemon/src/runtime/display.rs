@@ -10,7 +10,10 @@
 //! Keys and signals: the dashboard puts the terminal in raw mode, so Ctrl-C arrives as a key,
 //! not as SIGINT; `q`, `Esc` and Ctrl-C end the dashboard and request the daemon's stop.
 //! SIGTERM/SIGINT from elsewhere stop the daemon, which drops the [`Display`]: that sets the
-//! dashboard's stop flag, and it restores the terminal within one frame.
+//! dashboard's stop flag, and it restores the terminal within one frame. When the terminal
+//! itself goes away (window closed, ssh dropped) the display asks the daemon to stop too: an
+//! interactive rigd nobody can see or stop any more must not keep driving a wheel. (The
+//! hang-up's SIGHUP arrives as a reload first, which is harmless.)
 //!
 //! What the packets do not carry reaches the dashboard through [`Display::show`] (rig-dash's
 //! host feed): the newest logged warning for its status line (the log itself goes to a file
@@ -117,7 +120,7 @@ pub fn start(
              and destinations = [\"127.0.0.1:{}\"] for the dashboard",
             rig_protocols::NATIVE_DEFAULT_PORT
         );
-        return start_status_line(frames);
+        return start_status_line(frames, stop_daemon);
     }
     let options = rig_dash::DashOptions {
         listen,
@@ -128,7 +131,7 @@ pub fn start(
         Ok(dashboard) => dashboard.with_host(host.clone()),
         Err(error) => {
             tracing::warn!("dashboard unavailable, using the one-line status: {error}");
-            return start_status_line(frames);
+            return start_status_line(frames, stop_daemon);
         }
     };
     let stop = Arc::new(AtomicBool::new(false));
@@ -138,6 +141,13 @@ pub fn start(
         .spawn(move || match dashboard.run(&stop_flag) {
             Ok(rig_dash::Ended::Quit) => stop_daemon.request(),
             Ok(rig_dash::Ended::Stopped) => {}
+            Err(rig_dash::DashError::TerminalGone) => {
+                tracing::warn!(
+                    "the terminal running rigd closed: stopping safely (run rigd as the \
+                     systemd service to keep it running without a terminal)"
+                );
+                stop_daemon.request();
+            }
             Err(error) => tracing::warn!("the dashboard stopped, rigd runs on: {error}"),
         })?;
     Ok(Display {
@@ -147,11 +157,14 @@ pub fn start(
     })
 }
 
-/// The fallback display: one status line, redrawn ten times a second, with the newest logged
-/// warning after it (the log goes to a file while a display is shown), cut to the terminal's
+/// The fallback display: one status line, redrawn ten times a second (a failed write means
+/// the terminal is gone: the daemon is asked to stop), with the newest logged warning after it (the log goes to a file while a display is shown), cut to the terminal's
 /// width so it never wraps (a wrapped line would not be redrawn in place). It takes no keys:
 /// Ctrl-C reaches the daemon as SIGINT.
-fn start_status_line(mut frames: LatestReader<Frame>) -> std::io::Result<Display> {
+fn start_status_line(
+    mut frames: LatestReader<Frame>,
+    stop_daemon: StopRequest,
+) -> std::io::Result<Display> {
     let stop = Arc::new(AtomicBool::new(false));
     let stop_flag = stop.clone();
     let handle = std::thread::Builder::new()
@@ -165,8 +178,17 @@ fn start_status_line(mut frames: LatestReader<Frame>) -> std::io::Result<Display
                     line = format!("{line}  |  {notice}");
                 }
                 let line = fit_width(&line, stdout_columns());
-                let _ = write!(out, "\r\x1b[2K{line}");
-                let _ = out.flush();
+                if write!(out, "\r\x1b[2K{line}")
+                    .and_then(|()| out.flush())
+                    .is_err()
+                {
+                    tracing::warn!(
+                        "the terminal running rigd closed: stopping safely (run rigd as the \
+                         systemd service to keep it running without a terminal)"
+                    );
+                    stop_daemon.request();
+                    return;
+                }
             }
             let _ = writeln!(out);
             let _ = out.flush();
