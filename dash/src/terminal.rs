@@ -9,13 +9,19 @@
 //! A terminal that goes away (hang-up, end of file or error reading keys) ends the loop with
 //! [`DashError::TerminalGone`] at once: keys come through [`TtyInput`], which reports a
 //! hang-up instead of retrying it in a busy loop the way crossterm's event reader does. The
-//! receiver threads stop when the [`Dashboard`] is dropped on the way out.
+//! receiver threads stop when the [`Dashboard`] is dropped on the way out. Nothing on the way
+//! out prints or panics when the terminal is gone (see `enter_terminal`).
 
 use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ratatui::DefaultTerminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::{DefaultTerminal, Terminal};
 
 use crate::app::{App, Flow};
 use crate::keys::action_for;
@@ -28,12 +34,38 @@ use crate::{DashError, DashOptions, Ended};
 /// low frame rates: a resize is redrawn and a stop seen within this time).
 pub const MAX_WAIT: Duration = Duration::from_millis(50);
 
-/// Restores the terminal when dropped, so errors and early returns leave it usable.
+/// Restores the terminal when dropped (raw mode off, main screen back), so errors, early
+/// returns and panics leave it usable. Failures are ignored: on a terminal that hung up there
+/// is nothing to restore, and nothing here may print (see [`enter_terminal`]).
 struct TerminalGuard;
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
-        ratatui::restore();
+        let _ = disable_raw_mode();
+        let _ = execute!(io::stdout(), LeaveAlternateScreen);
+    }
+}
+
+/// Raw mode, the alternate screen and a ratatui terminal, with the guard that undoes them.
+///
+/// Not `ratatui::try_init`/`restore`: those print with `eprintln!` when restoring fails, which
+/// panics when stderr is the terminal that just hung up, and a second such print while that
+/// panic unwinds aborted the process (rig-dash, or the whole of an embedding rigd, with
+/// SIGABRT). `try_init` also adds a process-wide panic hook on every call, which an embedding
+/// program that restarts the dashboard would stack up.
+fn enter_terminal() -> io::Result<(DefaultTerminal, TerminalGuard)> {
+    enable_raw_mode()?;
+    let guard = TerminalGuard;
+    execute!(io::stdout(), EnterAlternateScreen)?;
+    Ok((Terminal::new(CrosstermBackend::new(io::stdout()))?, guard))
+}
+
+/// Drops `terminal` after showing the cursor again. When that fails (the terminal is gone)
+/// the terminal is leaked instead: its `Drop` would retry and report the failure with
+/// `eprintln!`, which panics on a dead stderr. The leak is two screen buffers, once.
+fn close_terminal(mut terminal: DefaultTerminal) {
+    if terminal.show_cursor().is_err() {
+        std::mem::forget(terminal);
     }
 }
 
@@ -75,19 +107,21 @@ impl Dashboard {
             return Err(DashError::NotATerminal);
         }
         let mut input = TtyInput::open().map_err(DashError::Terminal)?;
-        let terminal = ratatui::try_init().map_err(DashError::Terminal)?;
-        let _guard = TerminalGuard;
+        let (mut terminal, guard) = enter_terminal().map_err(DashError::Terminal)?;
         let state = DashState::new(self.receivers.local_addrs().to_vec(), Instant::now());
         let app = App::new(state, Instant::now());
         let ended = event_loop(
-            terminal,
+            &mut terminal,
             &mut input,
             app,
             &self.receivers,
             self.fps,
             self.host.as_ref(),
             stop,
-        )?;
+        );
+        close_terminal(terminal);
+        drop(guard);
+        let ended = ended?;
         if ended == Ended::Quit {
             stop.store(true, Ordering::SeqCst);
         }
@@ -96,7 +130,7 @@ impl Dashboard {
 }
 
 fn event_loop(
-    mut terminal: DefaultTerminal,
+    terminal: &mut DefaultTerminal,
     input: &mut TtyInput,
     mut app: App,
     receivers: &Receivers,

@@ -332,10 +332,10 @@ fn rig_dash_command() -> String {
     )
 }
 
-/// Starts `command` in tmux, waits for the dashboard, kills the tmux server (closing the pty
-/// and hanging up the terminal) and expects rig-dash to exit within 2 s.
-fn assert_exits_when_the_terminal_goes_away(test: &str, command: &str) {
-    let tmux = Tmux::start(test, command);
+#[test]
+fn exits_when_its_terminal_goes_away() {
+    // The kernel sends SIGHUP (rig-dash leads the pane's session) and the tty hangs up.
+    let tmux = Tmux::start("hangup", &rig_dash_command());
     tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
     let pid = tmux.pane_pid();
     let status = tmux.command().arg("kill-server").status().unwrap();
@@ -344,16 +344,48 @@ fn assert_exits_when_the_terminal_goes_away(test: &str, command: &str) {
 }
 
 #[test]
-fn exits_when_its_terminal_goes_away() {
-    // The kernel sends SIGHUP (rig-dash leads the pane's session) and the tty hangs up.
-    assert_exits_when_the_terminal_goes_away("hangup", &rig_dash_command());
+fn exits_cleanly_when_its_terminal_goes_away_even_with_sighup_ignored() {
+    // As under nohup: no SIGHUP arrives, so only the hung-up terminal can end it. The shell
+    // ignores the hang-up too and records rig-dash's exit status in a file.
+    let status_file = std::env::temp_dir().join(format!("rig-dash-nohup-{}", std::process::id()));
+    let _ = std::fs::remove_file(&status_file);
+    let command = format!(
+        "trap '' HUP; {}; echo $? > {}",
+        rig_dash_command().trim_start_matches("exec "),
+        status_file.display()
+    );
+    let tmux = Tmux::start("nohup", &command);
+    tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
+    let pid = child_of(tmux.pane_pid());
+    let status = tmux.command().arg("kill-server").status().unwrap();
+    assert!(status.success(), "tmux kill-server failed");
+    assert_exits_within(pid, Duration::from_secs(2), "its terminal went away");
+    let deadline = Instant::now() + DEADLINE;
+    let recorded = loop {
+        match std::fs::read_to_string(&status_file) {
+            Ok(text) if text.ends_with('\n') => break text,
+            _ => assert!(
+                Instant::now() < deadline,
+                "the shell recorded no exit status"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = std::fs::remove_file(&status_file);
+    // 1: the dashboard reported the lost terminal. It used to die with SIGABRT (134): ratatui
+    // printed a restore failure to the dead stderr, which panicked twice.
+    assert_eq!(recorded.trim(), "1");
 }
 
-#[test]
-fn exits_when_its_terminal_goes_away_even_with_sighup_ignored() {
-    // As under nohup: no SIGHUP arrives, so only the hung-up terminal can end it.
-    let command = format!("trap '' HUP; {}", rig_dash_command());
-    assert_exits_when_the_terminal_goes_away("nohup", &command);
+/// The first child of process `parent` (rig-dash under the pane's shell).
+fn child_of(parent: i32) -> i32 {
+    let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+        .expect("/proc/PID/task/PID/children lists the shell's child");
+    children
+        .split_whitespace()
+        .next()
+        .and_then(|pid| pid.parse().ok())
+        .expect("the shell has started rig-dash")
 }
 
 #[test]
@@ -365,14 +397,7 @@ fn sigterm_ends_it_cleanly_and_restores_the_screen() {
     );
     let tmux = Tmux::start("sigterm", &command);
     tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
-    let shell = tmux.pane_pid();
-    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
-        .expect("/proc/PID/task/PID/children lists the shell's child");
-    let pid: i32 = children
-        .split_whitespace()
-        .next()
-        .and_then(|pid| pid.parse().ok())
-        .expect("the shell has started rig-dash");
+    let pid = child_of(tmux.pane_pid());
     // SAFETY: kill(2) on the pid of the process this test started.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     assert_exits_within(pid, Duration::from_secs(1), "SIGTERM");
