@@ -161,7 +161,9 @@ impl Drivetrain {
             self.gearbox.torque_cut(),
         );
         let clutch_capacity = self.clutch.capacity_nm(controls.clutch, self.engine.rpm());
-        let problem = self.build_problem(wheels, ratio, torques, clutch_capacity, dt_s);
+        // Built in place (a returned Problem is a 1 kB copy every step).
+        let mut problem = Problem::default();
+        self.build_problem(&mut problem, wheels, ratio, torques, clutch_capacity, dt_s);
         let solution = solver::solve(&problem, dt_s);
 
         // Map joint results back to their slots.
@@ -220,20 +222,19 @@ impl Drivetrain {
         self.telemetry
     }
 
-    /// Builds the step's implicit problem and records which joint slots it uses.
+    /// Builds the step's implicit problem into `p` (a default one) and records which joint
+    /// slots it uses.
     fn build_problem(
         &mut self,
+        p: &mut Problem,
         wheels: &[WheelSpinInput; 4],
         ratio: f64,
         torques: engine::EngineTorques,
         clutch_capacity_nm: f64,
         dt_s: f64,
-    ) -> Problem {
+    ) {
         let n = self.map.dofs;
-        let mut p = Problem {
-            dofs: n,
-            ..Problem::default()
-        };
+        p.dofs = n;
         let engine_inertia = self.engine.spec().inertia_kgm2;
         let omega_e = self.engine.omega_radps;
         p.mass[0][0] = engine_inertia;
@@ -282,7 +283,7 @@ impl Drivetrain {
         for (w, input) in wheels.iter().enumerate() {
             if self.map.driven[w] {
                 add(
-                    &mut p,
+                    p,
                     SLOT_BRAKE + w,
                     self.map.wheel_rows[w],
                     input.brake_torque_nm,
@@ -291,16 +292,16 @@ impl Drivetrain {
         }
         if ratio != 0.0 {
             add(
-                &mut p,
+                p,
                 SLOT_CLUTCH,
                 [1.0, -ratio, 0.0, 0.0, 0.0],
                 clutch_capacity_nm,
             );
         }
-        add(&mut p, SLOT_ENGINE_DRAG, unit(0), torques.drag_nm);
+        add(p, SLOT_ENGINE_DRAG, unit(0), torques.drag_nm);
         if ratio != 0.0 {
             let loss = (1.0 - self.gearbox.efficiency()) * (ratio * self.clutch_torque_nm).abs();
-            add(&mut p, SLOT_GEAR_LOSS, unit(1), loss);
+            add(p, SLOT_GEAR_LOSS, unit(1), loss);
         }
         for (index, place) in self.map.diffs.iter().enumerate() {
             let Some(place) = place else { continue };
@@ -319,9 +320,8 @@ impl Drivetrain {
             let (reaction_a, omega_a) = side(place.wheels_a);
             let (reaction_b, omega_b) = side(place.wheels_b);
             let capacity = coupling.friction_capacity_nm(reaction_a, reaction_b, omega_a + omega_b);
-            add(&mut p, SLOT_DIFF + index, unit(d), capacity);
+            add(p, SLOT_DIFF + index, unit(d), capacity);
         }
-        p
     }
 
     /// Replaces non-finite results (only possible from non-finite inputs) with rest.
