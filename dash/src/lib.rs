@@ -117,7 +117,7 @@ pub enum DashError {
 /// example from its SIGTERM/SIGINT handler) to end the dashboard within one frame; the
 /// dashboard sets it when the user presses `q`, `Esc` or Ctrl-C (raw mode turns Ctrl-C into a
 /// key, so it never reaches a signal handler), telling the caller to shut down too.
-/// The terminal is restored on every return and, through ratatui's hook, on panic.
+/// The terminal is restored on every return and, by a drop guard, when the loop panics.
 pub fn run_terminal(options: &DashOptions, stop: &AtomicBool) -> Result<Ended, DashError> {
     Dashboard::bind(options)?.run(stop)
 }
