@@ -92,6 +92,26 @@ fn zero_radius_is_out_of_range() {
 }
 
 #[test]
+fn body_box_must_enclose_the_centre_of_gravity() {
+    // A roof below the centre of gravity (0.52 m) would let an inverted car rest on nothing.
+    let text = road().replace("body_roof_height_m = 1.45", "body_roof_height_m = 0.40");
+    let err = CarSpec::from_toml(&text, ORIGIN).unwrap_err();
+    assert_eq!(err.field, "chassis.body_roof_height_m");
+    assert_eq!(err.line, line_of(&text, "body_roof_height_m = 0.40"));
+    assert!(err.message.contains("between 0.52 and 5"), "{err}");
+    // A floor above it.
+    let text = road().replace("body_floor_height_m = 0.16", "body_floor_height_m = 0.60");
+    let err = CarSpec::from_toml(&text, ORIGIN).unwrap_err();
+    assert_eq!(err.field, "chassis.body_floor_height_m");
+    assert!(err.message.contains("between 0.02 and 0.52"), "{err}");
+    // Both are required (every car document says where its body is).
+    let text = replace_line(&road(), "body_roof_height_m", "");
+    let err = CarSpec::from_toml(&text, ORIGIN).unwrap_err();
+    assert_eq!(err.field, "body_roof_height_m");
+    assert!(err.message.contains("missing field"), "{err}");
+}
+
+#[test]
 fn inverted_limits_are_rejected_in_the_right_table() {
     // Rear bump stop beyond the rear travel: the error points at the rear table's line.
     let text = road();

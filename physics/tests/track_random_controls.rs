@@ -14,11 +14,13 @@
 //! - *chaos*: independent random controls held 0.05 to 1 s (steering random walk, pedals,
 //!   clutch, handbrake, any gear request including reverse, ignition off, starter).
 //!
-//! Marshals put the car back at the start when it has been stuck (below 1 m/s) for 10 s, and
-//! at once when it has rolled past 90 degrees: the model has no roof or body contact with the
-//! ground, so an inverted car rests on its inverted tyres, sinks into the ground and can be
-//! thrown up by tyre loads of hundreds of kN (a known gap of the car model, not something this
-//! test can judge). Rollovers are counted and printed.
+//! A car that rolls over lands on its body and slides (the car model has body-to-ground
+//! contact). Marshals put the car back at the start only as a game's recovery would: when it
+//! has been stuck (below 1 m/s) for 10 s, or lies upside down at rest for 3 s. While a car is
+//! off its wheels (tilted more than 60 degrees), no contact may give it energy: its mechanical
+//! energy per kg (speed, spin, height) never rises more than [`OFF_WHEELS_ENERGY_MARGIN_JPKG`]
+//! above what it had when it went over, and no car ever rises at more than
+//! [`MAX_UPWARD_SPEED_MPS`]. Rollovers, the largest energy rise and recoveries are printed.
 //!
 //! Each combination asserts the top speed it reached and the speed of its hardest barrier
 //! contact (so a driver that never gets going, or never hits anything hard, fails), and
@@ -28,7 +30,6 @@
 use rig_physics::robot::Robot;
 use rig_physics::track::{builtin, Track, TrackHint};
 use rig_physics::{spec, CarTelemetry, Controls, GearRequest, World};
-use std::f64::consts::FRAC_PI_2;
 
 const DT_S: f64 = 0.002;
 const MINUTES: f64 = 10.0;
@@ -40,6 +41,15 @@ const STUCK_SPEED_MPS: f64 = 1.0;
 const MAX_HEIGHT_M: f64 = 10.0;
 /// Lowest centre of gravity above the ground, m.
 const MIN_HEIGHT_M: f64 = -0.5;
+/// A car upside down below [`STUCK_SPEED_MPS`] this long is put back at the start, s.
+const INVERTED_RECOVERY_S: f64 = 3.0;
+/// Body up axis (world z component) below which the car is off its wheels (60 degrees).
+const OFF_WHEELS_UP_Z: f64 = 0.5;
+/// Energy a car off its wheels may gain over what it had going over, J/kg: the static energy
+/// of its springs (suspension preload and tyres, ~1 J/kg) coming back as it lifts off.
+const OFF_WHEELS_ENERGY_MARGIN_JPKG: f64 = 2.0;
+/// Fastest upward speed any crash may produce, m/s (a body thrown up by its contacts).
+const MAX_UPWARD_SPEED_MPS: f64 = 15.0;
 
 /// xorshift64*: reproducible randomness without a dependency.
 struct Rng(u64);
@@ -225,7 +235,16 @@ fn ten_minutes(car_name: &str, track_name: &str, seed: u64) -> (f64, f64) {
     let mut max_height: f64 = 0.0;
     let mut rollovers = 0u32;
     let mut stuck_run = 0u64;
+    let mut inverted_run = 0u64;
     let mut recoveries = 0u32;
+    let mut inverted_recoveries = 0u32;
+    let [ixx, iyy, izz] = car.chassis.inertia_kgm2;
+    let mass = car.chassis.mass_kg;
+    // Mechanical energy when the car last went off its wheels (None while on them), J/kg.
+    let mut off_wheels_from: Option<f64> = None;
+    let mut inverted = false;
+    let mut worst_energy_rise: f64 = 0.0;
+    let mut fastest_rise: f64 = 0.0;
     let mut previous_speed = 0.0;
     let steps = (MINUTES * 60.0 / DT_S) as u64;
     let tag = format!("{car_name} on {track_name}");
@@ -277,25 +296,65 @@ fn ten_minutes(car_name: &str, track_name: &str, seed: u64) -> (f64, f64) {
             barrier_speed = barrier_speed.max(previous_speed);
         }
         previous_speed = t.speed_mps;
-        // Marshals put a car that has rolled over, or is stuck, back at the start.
-        let rolled_over = t.roll_pitch_yaw_rad[0].abs() > FRAC_PI_2;
+        let rising = t.velocity_world_mps[2];
+        fastest_rise = fastest_rise.max(rising);
+        assert!(
+            rising < MAX_UPWARD_SPEED_MPS,
+            "{tag}: thrown up at {rising} m/s at step {step}"
+        );
+        // Off its wheels, no contact may add energy: speed, spin and height per kg never rise
+        // above what the car had going over (plus its springs' static energy).
+        let [_, qx, qy, _] = t.orientation;
+        let up_z = 1.0 - 2.0 * (qx * qx + qy * qy);
+        let [wx, wy, wz] = t.angular_velocity_body_radps;
+        let energy = 0.5 * t.speed_mps * t.speed_mps
+            + 0.5 * (ixx * wx * wx + iyy * wy * wy + izz * wz * wz) / mass
+            + 9.81 * t.position_m[2];
+        if up_z < OFF_WHEELS_UP_Z {
+            let from = *off_wheels_from.get_or_insert(energy);
+            worst_energy_rise = worst_energy_rise.max(energy - from);
+            assert!(
+                energy <= from + OFF_WHEELS_ENERGY_MARGIN_JPKG,
+                "{tag}: off its wheels its energy rose from {from:.1} to {energy:.1} J/kg at \
+                 step {step} (speed {:.1} m/s, up axis z {up_z:.2})",
+                t.speed_mps
+            );
+        } else {
+            off_wheels_from = None;
+        }
+        if up_z < 0.0 && !inverted {
+            rollovers += 1;
+        }
+        inverted = up_z < 0.0;
+        // Marshals put a car back at the start when it is stuck, or upside down at rest.
         stuck_run = if t.speed_mps < STUCK_SPEED_MPS {
             stuck_run + 1
         } else {
             0
         };
-        if rolled_over || stuck_run as f64 * DT_S >= STUCK_RECOVERY_S {
+        inverted_run = if inverted && t.speed_mps < STUCK_SPEED_MPS {
+            inverted_run + 1
+        } else {
+            0
+        };
+        let upside_down_at_rest = inverted_run as f64 * DT_S >= INVERTED_RECOVERY_S;
+        if upside_down_at_rest || stuck_run as f64 * DT_S >= STUCK_RECOVERY_S {
             world.reset_car(id);
-            rollovers += u32::from(rolled_over);
             recoveries += 1;
+            inverted_recoveries += u32::from(upside_down_at_rest);
             stuck_run = 0;
+            inverted_run = 0;
+            inverted = false;
+            off_wheels_from = None;
             previous_speed = 0.0;
         }
     }
     println!(
         "{tag}: top speed {max_speed:.1} m/s, hardest barrier contact at {barrier_speed:.1} \
          m/s, {:.1} s against barriers, highest {max_height:.2} m above ground, \
-         {rollovers} rollovers, {recoveries} recoveries",
+         fastest rise {fastest_rise:.1} m/s, {rollovers} rollovers (largest energy rise off the \
+         wheels {worst_energy_rise:.2} J/kg), {recoveries} recoveries ({inverted_recoveries} \
+         upside down)",
         barrier_steps as f64 * DT_S
     );
     (max_speed, barrier_speed)

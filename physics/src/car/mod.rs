@@ -10,9 +10,11 @@
 //! (symplectic) Euler. A step that would produce a non-finite state restores the previous state
 //! with the car brought to rest, so no NaN ever leaves `step`.
 //!
-//! Sub-modules: [`step`] (forces and integration), [`barrier`] (collision response).
+//! Sub-modules: [`step`] (forces and integration), [`barrier`] (collision response),
+//! [`body_contact`] (the body on the ground when the car is off its wheels).
 
 mod barrier;
+mod body_contact;
 mod step;
 
 use crate::aero::AeroSpec;
@@ -81,6 +83,7 @@ pub struct Car {
     pub(crate) drivetrain: Drivetrain,
     pub(crate) drivetrain_spec: DrivetrainSpec,
     pub(crate) collision_points: [Vec3; 8],
+    pub(crate) body_contact: body_contact::BodyContact,
     pub(crate) state: CarState,
     pub(crate) start_state: CarState,
     pub(crate) wheel_hints: [TrackHint; 4],
@@ -164,6 +167,7 @@ impl Car {
             drivetrain: Drivetrain::new(&spec.drivetrain),
             drivetrain_spec: spec.drivetrain.clone(),
             collision_points,
+            body_contact: body_contact::BodyContact::new(spec),
             state: CarState::default(),
             start_state: CarState::default(),
             wheel_hints: [TrackHint::default(); 4],

@@ -2,6 +2,7 @@
 //! drivetrain's implicit wheel update, then semi-implicit integration of chassis, unsprung
 //! masses and slip states, barrier response, and the telemetry record.
 
+use super::body_contact::GroundPlane;
 use super::{Car, CarState, PLACEHOLDER_TYRE_TEMPERATURE_C};
 use crate::controls::GearRequest;
 use crate::drivetrain::WheelSpinInput;
@@ -113,7 +114,19 @@ impl Car {
             let ground = track.ground(centre.x, centre.y, &mut self.wheel_hints[i]);
             let n = Vec3::from_array(ground.normal);
             let distance = (centre.z - ground.height_m) * n.z;
-            let deflection = self.tyre.radius_m - distance;
+            // The tyre is a disc in the wheel plane, not a sphere: leaned over by `lean` (the
+            // ground normal along the body's y axis; steer ignored) its lowest point is nearer
+            // the centre, so a car on its side rests on its body, not on tyres pressed sideways
+            // into the ground. Below 3 degrees of lean a series replaces the square root
+            // (error under 1e-6 of the radius).
+            let lean = n.dot(yb);
+            let lean2 = lean * lean;
+            let reach = if lean2 < 0.0025 {
+                1.0 - 0.5 * lean2
+            } else {
+                (1.0 - lean2).sqrt()
+            };
+            let deflection = self.tyre.radius_m * reach - distance;
             let v_body_wc = st.velocity + omega_w.cross(r_wc);
             let v_wc = v_body_wc + zb * (st.wheel_vertical_velocity[i] - v_body_wc.dot(zb));
             w.normal = n;
@@ -128,9 +141,7 @@ impl Car {
             w.contact_offset = r_wc - n * distance;
             if deflection > 0.0 {
                 let rate = -v_wc.dot(n);
-                w.load = (self.tyre.vertical_stiffness * deflection
-                    + self.tyre.vertical_damping * rate)
-                    .max(0.0);
+                w.load = self.tyre.radial_load(deflection, rate);
             }
             let omega0 = st.wheel_omega[i];
             let mut road_torque = 0.0;
@@ -196,6 +207,19 @@ impl Car {
             let in_plane = tyre_force - zb * along_z;
             force += in_plane;
             torque += w.contact_offset.cross(in_plane) + w.normal * w.forces.mz;
+            // At a travel limit the wheel rides with the body, so the limit passes on the
+            // force that holds the wheel there (tyre load plus the wheel's weight), not the
+            // spring's: at full bump a bottomed tyre then stops the body (not only the unsprung
+            // mass, the body driving the wheel through the ground), and at full droop the
+            // spring's preload no longer pushes an airborne body (energy from nowhere: the
+            // wheel's reaction is discarded at the limit).
+            let held = along_z + self.corners[i].suspension.unsprung_mass_kg * gravity_z;
+            let travel_max = self.corners[i].suspension.travel_m;
+            if (st.travel[i] >= travel_max && held > w.suspension_force)
+                || (st.travel[i] <= 0.0 && held < w.suspension_force)
+            {
+                w.suspension_force = held;
+            }
             let r_hp = rot.mul_vec(self.corners[i].droop_position);
             let suspension = zb * w.suspension_force;
             force += suspension;
@@ -215,6 +239,23 @@ impl Car {
                 torque += rot.mul_vec(*point).cross(f);
             }
         }
+
+        // Body on the ground (a car off its wheels); free while it is on them.
+        let planes = work.map(|w| GroundPlane {
+            offset: w.contact_offset,
+            normal: w.normal,
+        });
+        self.body_contact.apply(
+            track,
+            &rot,
+            st.position,
+            st.velocity,
+            omega_w,
+            &planes,
+            &self.wheel_hints,
+            &mut force,
+            &mut torque,
+        );
 
         // Chassis: anisotropic translational mass (unsprung masses move with the body in its
         // x/y plane, separately along z); Euler's equations for rotation.

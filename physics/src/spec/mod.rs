@@ -72,6 +72,12 @@ pub struct ChassisSpec {
     pub body_length_m: f64,
     /// Body width for barrier contact, m.
     pub body_width_m: f64,
+    /// Height of the body's underside (sills, bumpers) above flat ground at rest, m: the lower
+    /// corners of the box the body touches the ground with when the car is off its wheels.
+    pub body_floor_height_m: f64,
+    /// Height of the roof above flat ground at rest, m: the upper corners of that box (what an
+    /// inverted car rests on).
+    pub body_roof_height_m: f64,
 }
 
 /// `[suspension.front]` and `[suspension.rear]`.
@@ -183,6 +189,22 @@ impl CarSpec {
             "chassis.body_width_m",
             c.body_width_m,
             0.3,
+            5.0,
+        )?;
+        check_range(
+            text,
+            origin,
+            "chassis.body_floor_height_m",
+            c.body_floor_height_m,
+            0.02,
+            c.cog_height_m,
+        )?;
+        check_range(
+            text,
+            origin,
+            "chassis.body_roof_height_m",
+            c.body_roof_height_m,
+            c.cog_height_m,
             5.0,
         )?;
         self.tyre.validate(text, origin)?;

@@ -22,6 +22,14 @@ pub const LOW_SPEED_FADE_MPS: f64 = 5.0;
 const MAX_SLIP_RATIO: f64 = 1.5;
 /// Largest tan(slip angle) the carcass deflection can represent.
 const MAX_TAN_SLIP_ANGLE: f64 = 1.5;
+/// FZMAX as a multiple of the nominal load: the Magic Formula is evaluated at no more than this
+/// (its fits hold to ~2-3 FNOMIN; far beyond, the lateral peak mu of the 205/60R15 set changes
+/// sign near 7.8 FNOMIN). Also the load at which the tyre bottoms on its rim.
+pub const FZ_MAX_NOMINAL_LOADS: f64 = 3.0;
+/// Rim (bottomed tyre) stiffness as a multiple of the tyre's radial stiffness.
+pub const RIM_STIFFNESS_FACTOR: f64 = 10.0;
+/// Rim damping, fraction of critical against a quarter of the car's mass (compression only).
+pub const RIM_DAMPING_RATIO: f64 = 0.2;
 
 /// Names of the built-in MF coefficient sets.
 pub const COEFFICIENT_SETS: &[&str] = &["pacejka2006_205_60r15"];
@@ -146,6 +154,15 @@ pub struct Tyre {
     pub rolling_resistance: f64,
     /// Spin inertia, kg m^2.
     pub spin_inertia: f64,
+    /// Largest load the Magic Formula is evaluated at (FZMAX), N.
+    pub fz_max_n: f64,
+    /// Radial deflection at which the tyre bottoms on its rim (where its spring carries
+    /// FZMAX), m.
+    pub max_deflection_m: f64,
+    /// Rim contact stiffness beyond `max_deflection_m`, N/m.
+    pub rim_stiffness: f64,
+    /// Rim contact damping while compressing, N s/m.
+    pub rim_damping: f64,
 }
 
 impl Tyre {
@@ -160,6 +177,8 @@ impl Tyre {
         ];
         // Spring rate at standstill is K / sigma; critical damping c = 2 sqrt(k m) = K tau / sigma.
         let tau = |i: usize| 2.0 * (corner_mass_kg * sigma[i] / stiffness[i].max(1.0)).sqrt();
+        let fz_max_n = FZ_MAX_NOMINAL_LOADS * mf.fnomin;
+        let rim_stiffness = RIM_STIFFNESS_FACTOR * spec.vertical_stiffness_n_per_m;
         Tyre {
             mf,
             grip: GripScale {
@@ -173,16 +192,38 @@ impl Tyre {
             low_speed_tau_s: [tau(0), tau(1)],
             rolling_resistance: spec.rolling_resistance,
             spin_inertia: spec.spin_inertia_kgm2,
+            fz_max_n,
+            max_deflection_m: fz_max_n / spec.vertical_stiffness_n_per_m,
+            rim_stiffness,
+            rim_damping: 2.0 * RIM_DAMPING_RATIO * (rim_stiffness * corner_mass_kg).sqrt(),
         }
     }
 
-    /// Forces at the given slips, load and surface grip.
+    /// Radial load at `deflection_m` (> 0) compressing at `rate_mps`, N (never pulls). Past
+    /// `max_deflection_m` the tyre has bottomed: its spring stays at FZMAX and the stiffer rim
+    /// contact, damped while compressing only (it dissipates, never adds energy), takes the
+    /// rest, so a wheel cannot sink through the ground.
+    #[inline]
+    pub fn radial_load(&self, deflection_m: f64, rate_mps: f64) -> f64 {
+        let tyre = self.vertical_stiffness * deflection_m.min(self.max_deflection_m)
+            + self.vertical_damping * rate_mps;
+        let bottomed = deflection_m - self.max_deflection_m;
+        let rim = if bottomed > 0.0 {
+            self.rim_stiffness * bottomed + self.rim_damping * rate_mps.max(0.0)
+        } else {
+            0.0
+        };
+        (tyre + rim).max(0.0)
+    }
+
+    /// Forces at the given slips, load (evaluated at no more than FZMAX) and surface grip.
     pub fn forces(&self, kappa: f64, alpha: f64, fz_n: f64, surface_grip: f64) -> TyreForces {
         let grip = GripScale {
             mu_x: self.grip.mu_x * surface_grip,
             mu_y: self.grip.mu_y * surface_grip,
         };
-        self.mf.combined(kappa, alpha, fz_n, grip)
+        self.mf
+            .combined(kappa, alpha, fz_n.min(self.fz_max_n), grip)
     }
 }
 
