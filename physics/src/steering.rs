@@ -149,7 +149,7 @@ impl Steering {
         *angles = FrontWheelAngles {
             rim_rad: rim_angle_rad,
             angles_rad: road,
-            sin_cos: [road[0].sin_cos(), road[1].sin_cos()],
+            sin_cos: [crate::math::sin_cos(road[0]), crate::math::sin_cos(road[1])],
         };
     }
 

@@ -167,7 +167,7 @@ impl Robot {
         let lookahead = LOOKAHEAD_MIN_M + LOOKAHEAD_S * speed;
         let target = self.line_point(coord.distance_m + lookahead);
         let yaw = telemetry.roll_pitch_yaw_rad[2];
-        let (sin, cos) = yaw.sin_cos();
+        let (sin, cos) = crate::math::sin_cos(yaw);
         let (dx, dy) = (target[0] - position[0], target[1] - position[1]);
         let ahead = cos * dx + sin * dy;
         let left = -sin * dx + cos * dy;

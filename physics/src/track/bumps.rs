@@ -77,7 +77,8 @@ impl BumpField {
             if w.amplitude == 0.0 {
                 continue;
             }
-            let (sin, cos) = (w.k_s * s_m + w.k_d * d_m + w.phase).sin_cos();
+            // The deterministic fast sin_cos: three per wheel per step.
+            let (sin, cos) = crate::math::sin_cos(w.k_s * s_m + w.k_d * d_m + w.phase);
             let a = w.amplitude * scale;
             out.height_m += a * sin;
             out.d_ds += a * w.k_s * cos;
