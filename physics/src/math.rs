@@ -411,7 +411,7 @@ const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
 /// library's path.
 #[inline]
 pub fn sin_cos(x: f64) -> (f64, f64) {
-    if !(x.abs() <= REDUCTION_LIMIT) {
+    if x.is_nan() || x.abs() > REDUCTION_LIMIT {
         return x.sin_cos();
     }
     let q = (x * std::f64::consts::FRAC_2_PI + ROUNDING_SHIFT) - ROUNDING_SHIFT;
