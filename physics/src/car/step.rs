@@ -34,6 +34,8 @@ struct WheelWork {
     suspension_force: f64,
     travel_rate: f64,
     brake_nm: f64,
+    /// The wheel is held at a travel limit this step (rides with the body).
+    at_limit: bool,
 }
 
 impl Car {
@@ -219,6 +221,7 @@ impl Car {
                 || (st.travel[i] <= 0.0 && held < w.suspension_force)
             {
                 w.suspension_force = held;
+                w.at_limit = true;
             }
             let r_hp = rot.mul_vec(self.corners[i].droop_position);
             let suspension = zb * w.suspension_force;
@@ -287,14 +290,19 @@ impl Car {
         // Travel from the unsprung masses' motion relative to the body; hard limits carry
         // the wheel with the body.
         let omega_w1 = rot.mul_vec(next.angular_velocity_body);
-        for i in 0..4 {
+        for (i, w) in work.iter().enumerate() {
             let corner = &self.corners[i];
             let r_hp = rot.mul_vec(corner.droop_position);
             let body_z = (next.velocity + omega_w1.cross(r_hp)).dot(zb);
             let s_dot = next.wheel_vertical_velocity[i] - body_z;
             let s = st.travel[i] + s_dot * dt;
             let travel_max = corner.suspension.travel_m;
-            if s < 0.0 {
+            if w.at_limit {
+                // Held by the limit: stays there, moving with the body (else it drifts off the
+                // limit by micrometres and back, a two-step ripple of the body).
+                next.travel[i] = st.travel[i];
+                next.wheel_vertical_velocity[i] = body_z;
+            } else if s < 0.0 {
                 next.travel[i] = 0.0;
                 next.wheel_vertical_velocity[i] = body_z;
             } else if s > travel_max {
