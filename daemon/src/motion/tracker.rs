@@ -9,7 +9,8 @@
 //! actuator and step:
 //! 1. target clamped to the usable range (a non-finite target holds the position);
 //! 2. desired speed relative to the target: `stopping_speed(|error|)` toward it, plus the
-//!    target's own velocity when it moves ([`Tracker::follow`]), so it lands on the target
+//!    target's own velocity when it moves ([`Tracker::follow`], which closes on a quarter of
+//!    the acceleration so the rest can match the target's), so it lands on the target
 //!    without overshoot;
 //! 3. velocity change limited to `a_max dt`, velocity to `v_max`;
 //! 4. end-of-travel braking: toward either end of the usable range the velocity never
@@ -24,6 +25,10 @@
 use rig_config::motion::ActuatorLimits;
 
 use super::kinematics::MAX_ACTUATORS;
+
+/// Share of the acceleration limit [`Tracker::follow`] closes a gap with (measured: joining
+/// a 1.8 m/s^2 sine with a 2 m/s^2 limit locks in 0.53 s at 1/4, 2.1 s at 1/2, never at 1).
+pub const FOLLOW_CLOSING_SHARE: f64 = 0.25;
 
 /// The fastest speed (>= 0) from which decelerating by `accel * dt` every step of `dt`
 /// stops within `distance` (exact for the discrete integrator `x += v dt`).
@@ -86,16 +91,34 @@ impl Tracker {
 
     /// One step toward a resting `target`.
     pub fn step(&mut self, target: &[f64; MAX_ACTUATORS]) {
-        self.follow(target, &[0.0; MAX_ACTUATORS]);
+        let closing_accel = self.limits.max_accel;
+        self.track(target, &[0.0; MAX_ACTUATORS], closing_accel);
     }
 
     /// One step toward a target that is at `target` at the end of this step and moves at
     /// `target_velocity` (the tracker matches both position and velocity when it can). A
     /// non-finite target or velocity holds the position.
+    ///
+    /// The gap is closed on a braking curve of [`FOLLOW_CLOSING_SHARE`] of the acceleration
+    /// limit; the rest is left to keep pace with the target's own acceleration (closing at
+    /// the full limit overshoots a target that accelerates meanwhile, and the tracker then
+    /// circles it without ever sitting on it).
     pub fn follow(
         &mut self,
         target: &[f64; MAX_ACTUATORS],
         target_velocity: &[f64; MAX_ACTUATORS],
+    ) {
+        let closing_accel = FOLLOW_CLOSING_SHARE * self.limits.max_accel;
+        self.track(target, target_velocity, closing_accel);
+    }
+
+    /// One step toward a moving target, closing the gap on the braking curve of
+    /// `closing_accel`.
+    fn track(
+        &mut self,
+        target: &[f64; MAX_ACTUATORS],
+        target_velocity: &[f64; MAX_ACTUATORS],
+        closing_accel: f64,
     ) {
         let range = self.limits.usable_half_travel;
         let (v_max, a_max, dt) = (self.limits.max_speed, self.limits.max_accel, self.dt_s);
@@ -112,7 +135,7 @@ impl Tracker {
             // Relative to the moving goal, where it was one step ago: landing on it this step
             // means closing that error at the relative speed error / dt.
             let error = goal - goal_velocity * dt - p;
-            let closing = stopping_speed(error.abs(), a_max, dt).copysign(error);
+            let closing = stopping_speed(error.abs(), closing_accel, dt).copysign(error);
             let wanted = goal_velocity + closing;
             let dv = (wanted - self.velocity[i]).clamp(-a_max * dt, a_max * dt);
             let upper = stopping_speed(range - p, a_max, dt).min(v_max);

@@ -296,9 +296,7 @@ enum StreamEnd {
 /// One frame (`every_ticks` loop steps) of `tracker` joining the live command: it follows
 /// the command as a moving target (position and velocity, the velocity extrapolated back
 /// over the frame) at the actuator limits. True when it sits on the command (position within
-/// [`JOIN_TOLERANCE`] of the half travel, velocity within `2 a_max dt`). A command that keeps
-/// accelerating near `a_max` leaves no acceleration to close the gap: the writer then keeps
-/// following at the limits and locks once the motion calms.
+/// [`JOIN_TOLERANCE`] of the half travel, velocity within `2 a_max dt`).
 fn join_frame(tracker: &mut Tracker, command: &OutputCommand, every_ticks: u32) -> bool {
     let dt = tracker.dt_s;
     for j in 1..=every_ticks {
@@ -595,12 +593,11 @@ mod tests {
     }
 
     #[test]
-    fn joining_motion_near_the_acceleration_limit_keeps_the_limits() {
-        // 18 mm at 10 rad/s: 0.18 m/s and 1.8 m/s^2 peaks leave 0.2 m/s^2 to close the gap.
-        // The writer cannot lock on (a known limit: it trails the command by up to ~20 mm
-        // here and only locks once the motion calms), but every frame it sends keeps the
-        // speed and acceleration limits and never jumps onto the command: the per-frame
-        // limit checks inside `frames_to_lock` are this test.
-        frames_to_lock(0.018, 10.0);
+    fn joining_locks_onto_motion_near_the_acceleration_limit() {
+        // 18 mm at 10 rad/s: 0.18 m/s and 1.8 m/s^2 peaks leave little acceleration to close
+        // the gap; closing on a quarter of the limit still locks (0.53 s measured), and
+        // every frame on the way keeps the speed and acceleration limits.
+        let frames = frames_to_lock(0.018, 10.0).expect("locks");
+        assert!(frames <= 100, "{frames} frames of 10 ms to lock");
     }
 }
