@@ -267,22 +267,28 @@ impl SlipState {
         let fade = Self::fade(vx_abs);
         let [sx, sy] = tyre.sigma_m;
         let [tau_x, tau_y] = tyre.low_speed_tau_s;
+        // Reciprocals once (this runs for every wheel every step; divisions are the slow
+        // part of it).
+        let (inv_sx, inv_sy, inv_dt) = (1.0 / sx, 1.0 / sy, 1.0 / dt_s);
         // Longitudinal: u_new(omega) = (u + dt (omega r - vx)) / (1 + dt |vx| / sigma).
         let den_x = 1.0 + dt_s * vx_abs / sx;
-        let gain_x = (1.0 + fade * tau_x / dt_s) / sx;
-        let u_x_free = self.u_x_new(vx, omega0, radius_m, dt_s, den_x);
+        let inv_den_x = 1.0 / den_x;
+        let damp_x = fade * tau_x * inv_dt;
+        let gain_x = (1.0 + damp_x) * inv_sx;
+        let u_x_free = (self.u_x + dt_s * (omega0 * radius_m - vx)) * inv_den_x;
         let u_x0 = Self::clamp_u(u_x_free, sx * MAX_SLIP_RATIO);
-        let kappa0 = gain_x * u_x0 - fade * tau_x / dt_s * self.u_x / sx;
+        let kappa0 = gain_x * u_x0 - damp_x * self.u_x * inv_sx;
         let clamped = u_x_free != u_x0;
         let dkappa = if clamped {
             0.0
         } else {
-            gain_x * dt_s * radius_m / den_x
+            gain_x * dt_s * radius_m * inv_den_x
         };
         // Lateral.
         let den_y = 1.0 + dt_s * vx_abs / sy;
         let u_y1 = Self::clamp_u((self.u_y + dt_s * vy) / den_y, sy * MAX_TAN_SLIP_ANGLE);
-        let alpha = (u_y1 * (1.0 + fade * tau_y / dt_s) - fade * tau_y / dt_s * self.u_y) / sy;
+        let damp_y = fade * tau_y * inv_dt;
+        let alpha = (u_y1 * (1.0 + damp_y) - damp_y * self.u_y) * inv_sy;
         SlipPrediction {
             kappa_at_omega0: kappa0,
             dkappa_domega: dkappa,
