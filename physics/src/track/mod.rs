@@ -348,3 +348,60 @@ impl Track {
         matches!(self.shape, Shape::Ribbon(_))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The barrier broad phase is conservative: wherever it reports a body clear, no point
+    /// within the reach of the body's centre touches a barrier (each point located on its own,
+    /// starting from the body's segment as the car does).
+    #[test]
+    fn barrier_broad_phase_never_hides_a_contact() {
+        let reach = 2.6;
+        for name in BUILTIN_NAMES {
+            let track = builtin(name).unwrap();
+            let (mut clear, mut checked) = (0, 0);
+            let mut body_hint = TrackHint::default();
+            let mut s = 0.0;
+            while s < track.length_m() {
+                let section = track.section(s);
+                let (sin, cos) = section.heading_rad.sin_cos();
+                let left = [-sin, cos];
+                let mut lateral = -section.barrier_right_m - 1.0;
+                while lateral < section.barrier_left_m + 1.0 {
+                    let centre = [
+                        section.centre_m[0] + left[0] * lateral,
+                        section.centre_m[1] + left[1] * lateral,
+                        section.centre_m[2],
+                    ];
+                    let coord = track.project(centre, &mut body_hint);
+                    checked += 1;
+                    if track.clear_of_barriers(&coord, &body_hint, reach) {
+                        clear += 1;
+                        for k in 0..16 {
+                            let angle = k as f64 * std::f64::consts::TAU / 16.0;
+                            let point = [
+                                centre[0] + (reach - 0.05) * angle.cos(),
+                                centre[1] + (reach - 0.05) * angle.sin(),
+                                centre[2],
+                            ];
+                            let mut hint = body_hint;
+                            let hit = track.barrier_contact(point, 0.05, &mut hint);
+                            assert!(hit.is_none(), "{name}: s {s} lateral {lateral}: {hit:?}");
+                        }
+                    }
+                    lateral += 0.7;
+                }
+                s += 7.0;
+            }
+            // The broad phase must also be useful: most of the racing surface is clear.
+            if track.is_closed() {
+                assert!(
+                    clear * 3 > checked,
+                    "{name}: only {clear} of {checked} clear"
+                );
+            }
+        }
+    }
+}
