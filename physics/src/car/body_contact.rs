@@ -56,6 +56,8 @@ pub(crate) struct BodyContact {
     /// Box corners, body frame (origin at the centre of gravity), m: floor corners first
     /// (FL FR RL RR), then roof corners in the same order, so point `i` lies over wheel `i % 4`.
     points: [Vec3; POINTS],
+    /// Height of the roof points above the floor points, m.
+    roof_above_floor_m: f64,
     /// Normal stiffness per point, N/m.
     stiffness: f64,
     /// Normal damping per point, N s/m.
@@ -64,8 +66,6 @@ pub(crate) struct BodyContact {
     depth_m: f64,
     /// Elastic energy in the contact springs in the last step, J.
     energy_j: f64,
-    /// Scratch: each wheel's ground normal in body axes this step.
-    normals_body: [Vec3; 4],
 }
 
 impl BodyContact {
@@ -91,11 +91,11 @@ impl BodyContact {
         let stiffness = quarter_mass * GRAVITY_MPS2 / STATIC_SINK_M;
         BodyContact {
             points,
+            roof_above_floor_m: roof - floor,
             stiffness,
             damping: 2.0 * DAMPING_RATIO * (stiffness * quarter_mass).sqrt(),
             depth_m: 0.0,
             energy_j: 0.0,
-            normals_body: [Vec3::ZERO; 4],
         }
     }
 
@@ -103,6 +103,7 @@ impl BodyContact {
     /// gravity) for the state `position`/`velocity`/`omega_world` with orientation `rot`.
     /// `planes` and `wheel_hints` come from this step's wheel ground queries.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(super) fn apply(
         &mut self,
         track: &Track,
@@ -117,45 +118,74 @@ impl BodyContact {
     ) {
         self.depth_m = 0.0;
         self.energy_j = 0.0;
-        for (i, point) in self.points.iter().enumerate() {
-            let plane = &planes[i % 4];
-            // Broad phase: height above the tangent plane under the nearest wheel, from the
-            // plane normal in body axes (one rotation per wheel, reused by the roof point).
-            if i < 4 {
-                self.normals_body[i] = rot.transpose_mul_vec(plane.normal);
+        // Broad phase: the floor and roof points over each wheel against the tangent plane
+        // under it, with the plane normal in body axes (one rotation per wheel).
+        for (k, plane) in planes.iter().enumerate() {
+            let normal_body = rot.transpose_mul_vec(plane.normal);
+            let plane_height = plane.offset.dot(plane.normal);
+            // The roof point is the floor point raised along body z.
+            let floor = self.points[k].dot(normal_body) - plane_height;
+            let roof = floor + self.roof_above_floor_m * normal_body.z;
+            for (i, height) in [(k, floor), (k + 4, roof)] {
+                if height > MARGIN_M {
+                    continue;
+                }
+                let state = PointState {
+                    position,
+                    velocity,
+                    omega_world,
+                    hint: wheel_hints[k],
+                };
+                self.touch(track, rot, i, &state, force, torque);
             }
-            let height = point.dot(self.normals_body[i % 4]) - plane.offset.dot(plane.normal);
-            if height > MARGIN_M {
-                continue;
-            }
-            let r = rot.mul_vec(*point);
-            let p = position + r;
-            // The wheel's hint is current; the point is at most a few metres from the wheel.
-            let mut hint = wheel_hints[i % 4];
-            let ground = track.ground(p.x, p.y, &mut hint);
-            let n = Vec3::from_array(ground.normal);
-            let depth = (ground.height_m - p.z) * n.z;
-            if depth <= 0.0 {
-                continue;
-            }
-            self.depth_m = self.depth_m.max(depth);
-            self.energy_j += 0.5 * self.stiffness * depth * depth;
-            let v = velocity + omega_world.cross(r);
-            let vn = v.dot(n);
-            let normal_force = (self.stiffness * depth - self.damping * vn).max(0.0);
-            let sliding = v - n * vn;
-            let speed = sliding.length();
-            let mut f = n * normal_force;
-            if speed > 0.0 {
-                let friction = SLIDING_FRICTION
-                    * normal_force
-                    * (speed / FRICTION_REGULARISATION_MPS).min(1.0);
-                f -= sliding * (friction / speed);
-            }
-            *force += f;
-            *torque += r.cross(f);
         }
     }
+
+    /// Narrow phase of point `i` (near the ground): queries the ground and adds its force.
+    #[inline(never)]
+    fn touch(
+        &mut self,
+        track: &Track,
+        rot: &Mat3,
+        i: usize,
+        state: &PointState,
+        force: &mut Vec3,
+        torque: &mut Vec3,
+    ) {
+        let r = rot.mul_vec(self.points[i]);
+        let p = state.position + r;
+        // The wheel's hint is current; the point is at most a few metres from the wheel.
+        let mut hint = state.hint;
+        let ground = track.ground(p.x, p.y, &mut hint);
+        let n = Vec3::from_array(ground.normal);
+        let depth = (ground.height_m - p.z) * n.z;
+        if depth <= 0.0 {
+            return;
+        }
+        self.depth_m = self.depth_m.max(depth);
+        self.energy_j += 0.5 * self.stiffness * depth * depth;
+        let v = state.velocity + state.omega_world.cross(r);
+        let vn = v.dot(n);
+        let normal_force = (self.stiffness * depth - self.damping * vn).max(0.0);
+        let sliding = v - n * vn;
+        let speed = sliding.length();
+        let mut f = n * normal_force;
+        if speed > 0.0 {
+            let friction =
+                SLIDING_FRICTION * normal_force * (speed / FRICTION_REGULARISATION_MPS).min(1.0);
+            f -= sliding * (friction / speed);
+        }
+        *force += f;
+        *torque += r.cross(f);
+    }
+}
+
+/// The body's motion and the nearest wheel's track hint, for one point's narrow phase.
+struct PointState {
+    position: Vec3,
+    velocity: Vec3,
+    omega_world: Vec3,
+    hint: TrackHint,
 }
 
 impl Car {

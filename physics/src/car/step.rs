@@ -244,10 +244,16 @@ impl Car {
         }
 
         // Body on the ground (a car off its wheels); free while it is on them.
-        let planes = work.map(|w| GroundPlane {
+        let plane = |w: &WheelWork| GroundPlane {
             offset: w.contact_offset,
             normal: w.normal,
-        });
+        };
+        let planes = [
+            plane(&work[0]),
+            plane(&work[1]),
+            plane(&work[2]),
+            plane(&work[3]),
+        ];
         self.body_contact.apply(
             track,
             &rot,
