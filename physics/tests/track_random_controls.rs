@@ -39,8 +39,10 @@ const STUCK_RECOVERY_S: f64 = 10.0;
 const STUCK_SPEED_MPS: f64 = 1.0;
 /// Centre of gravity above the ground below it: more is a launch no crash explains, m.
 const MAX_HEIGHT_M: f64 = 10.0;
-/// Lowest centre of gravity above the ground, m.
-const MIN_HEIGHT_M: f64 = -0.5;
+/// Lowest centre of gravity above the ground, m: lower and the car has sunk into the ground
+/// (the body reaches at least 0.26 m below the centre of gravity on every built-in car, and
+/// at least 0.35 m to the side).
+const MIN_HEIGHT_M: f64 = 0.1;
 /// A car upside down below [`STUCK_SPEED_MPS`] this long is put back at the start, s.
 const INVERTED_RECOVERY_S: f64 = 3.0;
 /// Body up axis (world z component) below which the car is off its wheels (60 degrees).
