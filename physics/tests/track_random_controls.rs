@@ -244,7 +244,7 @@ fn ten_minutes(car_name: &str, track_name: &str, seed: u64) -> (f64, f64) {
     let mass = car.chassis.mass_kg;
     // Mechanical energy when the car last went off its wheels (None while on them), J/kg.
     let mut off_wheels_from: Option<f64> = None;
-    let mut inverted = false;
+    let mut rolled = false;
     let mut worst_energy_rise: f64 = 0.0;
     let mut fastest_rise: f64 = 0.0;
     let mut previous_speed = 0.0;
@@ -324,10 +324,15 @@ fn ten_minutes(car_name: &str, track_name: &str, seed: u64) -> (f64, f64) {
         } else {
             off_wheels_from = None;
         }
-        if up_z < 0.0 && !inverted {
+        // One rollover from going past 90 degrees until back on the wheels (a car on its side
+        // rocks about 90 degrees).
+        if up_z < 0.0 && !rolled {
             rollovers += 1;
+            rolled = true;
+        } else if up_z > OFF_WHEELS_UP_Z {
+            rolled = false;
         }
-        inverted = up_z < 0.0;
+        let inverted = up_z < 0.0;
         // Marshals put a car back at the start when it is stuck, or upside down at rest.
         stuck_run = if t.speed_mps < STUCK_SPEED_MPS {
             stuck_run + 1
@@ -346,7 +351,7 @@ fn ten_minutes(car_name: &str, track_name: &str, seed: u64) -> (f64, f64) {
             inverted_recoveries += u32::from(upside_down_at_rest);
             stuck_run = 0;
             inverted_run = 0;
-            inverted = false;
+            rolled = false;
             off_wheels_from = None;
             previous_speed = 0.0;
         }
