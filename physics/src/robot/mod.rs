@@ -182,7 +182,7 @@ impl Robot {
             self.understeer_rad_per_mps2 =
                 (self.understeer_rad_per_mps2 + learn).clamp(0.0, YAW_INTEGRAL_LIMIT_RAD / 10.0);
         }
-        let road_wheel = (self.limits.wheelbase_m * curvature).atan()
+        let road_wheel = crate::math::atan(self.limits.wheelbase_m * curvature)
             + (self.understeer_rad_per_mps2 * lateral_accel)
                 .clamp(-YAW_INTEGRAL_LIMIT_RAD, YAW_INTEGRAL_LIMIT_RAD)
             + YAW_GAIN_S * yaw_error;
@@ -214,7 +214,8 @@ impl Robot {
         if min_slip < LOCK_SLIP {
             brake *= 0.5;
         }
-        let body_slip = telemetry.velocity_body_mps[1].atan2(forward.abs().max(1.0));
+        // atan2 with a positive x is atan(y / x); the math version is cheap for small slips.
+        let body_slip = crate::math::atan(telemetry.velocity_body_mps[1] / forward.abs().max(1.0));
         if speed > 5.0 {
             // Ease off as the car starts to slide: full power up to half the tolerated body
             // slip, almost none at it.
