@@ -87,10 +87,14 @@ impl Car {
         );
 
         let mut work = [WheelWork::default(); 4];
+        // Each hardpoint's world offset under this step's rotation, rotated once and used by
+        // the suspension rates, the wheel centres, the suspension torque and the new travel.
+        let hardpoint = |i: usize| rot.mul_vec(self.corners[i].droop_position);
+        let hardpoints = [hardpoint(0), hardpoint(1), hardpoint(2), hardpoint(3)];
         // Suspension forces (spring, bump stop, damper) from travel and its rate.
         for (i, w) in work.iter_mut().enumerate() {
             let corner = &self.corners[i];
-            let r_hp = rot.mul_vec(corner.droop_position);
+            let r_hp = hardpoints[i];
             let v_hp = st.velocity + omega_w.cross(r_hp);
             let s_dot = st.wheel_vertical_velocity[i] - v_hp.dot(zb);
             w.travel_rate = s_dot;
@@ -109,9 +113,8 @@ impl Car {
         let mut spin = [WheelSpinInput::default(); 4];
         for i in 0..4 {
             let w = &mut work[i];
-            let corner = &self.corners[i];
-            let centre_body = corner.droop_position + Vec3::new(0.0, 0.0, st.travel[i]);
-            let r_wc = rot.mul_vec(centre_body);
+            // The wheel centre is `travel` along body z from the droop hardpoint.
+            let r_wc = hardpoints[i] + zb * st.travel[i];
             let centre = st.position + r_wc;
             let ground = track.ground(centre.x, centre.y, &mut self.wheel_hints[i]);
             let n = Vec3::from_array(ground.normal);
@@ -223,7 +226,7 @@ impl Car {
                 w.suspension_force = held;
                 w.at_limit = true;
             }
-            let r_hp = rot.mul_vec(self.corners[i].droop_position);
+            let r_hp = hardpoints[i];
             let suspension = zb * w.suspension_force;
             force += suspension;
             torque += r_hp.cross(suspension);
@@ -298,8 +301,7 @@ impl Car {
         let omega_w1 = rot.mul_vec(next.angular_velocity_body);
         for (i, w) in work.iter().enumerate() {
             let corner = &self.corners[i];
-            let r_hp = rot.mul_vec(corner.droop_position);
-            let body_z = (next.velocity + omega_w1.cross(r_hp)).dot(zb);
+            let body_z = (next.velocity + omega_w1.cross(hardpoints[i])).dot(zb);
             let s_dot = next.wheel_vertical_velocity[i] - body_z;
             let s = st.travel[i] + s_dot * dt;
             let travel_max = corner.suspension.travel_m;
