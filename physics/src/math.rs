@@ -347,7 +347,7 @@ fn atan2_near_x_axis(y: f64, x: f64) -> f64 {
 /// Largest |x| for which [`atan`] uses its series (error below 1e-17 relative there).
 const SMALL_ATAN: f64 = 0.1;
 /// Largest |x| for which [`sin`] and [`cos`] use their series (error below 1e-17).
-const SMALL_ANGLE: f64 = 0.2;
+pub(crate) const SMALL_ANGLE: f64 = 0.2;
 
 /// atan(x): near zero by its Taylor series, which is cheaper than the library call and as
 /// accurate (truncation below 1e-17 relative for |x| <= 0.1); elsewhere the library's. For

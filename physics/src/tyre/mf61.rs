@@ -15,7 +15,7 @@
 //! Taylor series accurate to the last bits ([`crate::math::atan`] and friends), not the
 //! library calls; cos(atan x) and sin(2 atan x) are algebraic.
 
-use crate::math::{atan, cos, sin};
+use crate::math::{atan, cos, sin, SMALL_ANGLE};
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
@@ -224,11 +224,43 @@ struct LatCurve {
     mu: f64,
 }
 
+/// |phi| above which [`sin_cos_c_atan`] leaves the algebra (phi^2 would lose range) to the
+/// library calls; Magic Formula arguments stay far below it.
+const ALGEBRAIC_PHI_MAX: f64 = 1e100;
+
+/// (sin, cos) of C atan(phi), the Magic Formula's outer angle. Small angles take the series;
+/// larger ones split C theta (theta = atan phi) into n theta + (C - n) theta with n = 1 or 2:
+/// sin and cos of n theta are algebraic in phi (cos theta = 1 / sqrt(1 + phi^2), sin 2 theta
+/// = 2 phi / (1 + phi^2), cos 2 theta = (1 - phi^2) / (1 + phi^2)) and the remainder, |C - n|
+/// theta, is small for the usual shape factors (C = 1.0-1.7), so its series replaces the
+/// library sine/cosine. The angle-sum identity is exact for every C; only the cost depends
+/// on the remainder's size (the series fall back to the library past their range).
+#[inline(always)]
+fn sin_cos_c_atan(c: f64, phi: f64) -> (f64, f64) {
+    let theta = atan(phi);
+    let angle = c * theta;
+    if angle.abs() <= SMALL_ANGLE {
+        return (sin(angle), cos(angle));
+    }
+    if phi.abs() > ALGEBRAIC_PHI_MAX {
+        return (angle.sin(), angle.cos());
+    }
+    let (sin_n, cos_n, rest) = if c < 1.5 {
+        let cos_t = 1.0 / (1.0 + phi * phi).sqrt();
+        (phi * cos_t, cos_t, (c - 1.0) * theta)
+    } else {
+        let inv = 1.0 / (1.0 + phi * phi);
+        (2.0 * phi * inv, (1.0 - phi * phi) * inv, (c - 2.0) * theta)
+    };
+    let (sin_r, cos_r) = (sin(rest), cos(rest));
+    (sin_n * cos_r + cos_n * sin_r, cos_n * cos_r - sin_n * sin_r)
+}
+
 /// Magic Formula sine version with curvature: D sin(C atan(Bx - E (Bx - atan Bx))).
 #[inline]
 fn magic_sin(b: f64, c: f64, d: f64, e: f64, x: f64) -> f64 {
     let bx = b * x;
-    d * sin(c * atan(bx - e * (bx - atan(bx))))
+    d * sin_cos_c_atan(c, bx - e * (bx - atan(bx))).0
 }
 
 /// Magic Formula cosine weighting: cos(C atan(Bx - E (Bx - atan Bx))).
@@ -244,7 +276,7 @@ fn magic_cos(b: f64, c: f64, e: f64, x: f64) -> f64 {
         // cos(atan(phi)) without trigonometry.
         1.0 / (1.0 + phi * phi).sqrt()
     } else {
-        cos(c * atan(phi))
+        sin_cos_c_atan(c, phi).1
     }
 }
 
@@ -314,8 +346,7 @@ impl Mf61 {
         let e = if kx >= 0.0 { lc.e_pos } else { lc.e_neg };
         let bx = lc.b * kx;
         let phi = bx - e * (bx - atan(bx));
-        let theta = lc.c * atan(phi);
-        let (sin_t, cos_t) = (sin(theta), cos(theta));
+        let (sin_t, cos_t) = sin_cos_c_atan(lc.c, phi);
         let fx = lc.d * sin_t + lc.sv;
         let dphi = lc.b * (1.0 - e + e / (1.0 + bx * bx));
         let dfx = lc.d * cos_t * lc.c / (1.0 + phi * phi) * dphi;
