@@ -104,14 +104,28 @@ pub fn dashboard_addresses(telemetry: &[TelemetryOutput]) -> Vec<SocketAddr> {
     addresses
 }
 
-/// Starts the display on its own thread: the dashboard on the loopback native telemetry
-/// destinations of `telemetry`, or the one-line status reading `frames` when there is none or
-/// its port cannot be bound.
-pub fn start(
-    frames: LatestReader<Frame>,
-    stop_daemon: StopRequest,
-    telemetry: &[TelemetryOutput],
-) -> std::io::Result<Display> {
+/// The display chosen before the loop starts. The dashboard's sockets are bound here, before
+/// the telemetry stage sends its first packet, so the demo does not start with a "connection
+/// refused" warning for its own dashboard port.
+pub struct PreparedDisplay {
+    /// The bound dashboard, or `None` for the one-line status.
+    dashboard: Option<rig_dash::Dashboard>,
+}
+
+impl std::fmt::Debug for PreparedDisplay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.dashboard.is_some() {
+            "dashboard"
+        } else {
+            "status line"
+        };
+        f.debug_tuple("PreparedDisplay").field(&kind).finish()
+    }
+}
+
+/// Binds the dashboard on the loopback native telemetry destinations of `telemetry`, or picks
+/// the one-line status when there is none or its port cannot be bound (said in the log).
+pub fn prepare(telemetry: &[TelemetryOutput]) -> PreparedDisplay {
     let listen = dashboard_addresses(telemetry);
     if listen.is_empty() {
         tracing::info!(
@@ -120,20 +134,35 @@ pub fn start(
              and destinations = [\"127.0.0.1:{}\"] for the dashboard",
             rig_protocols::NATIVE_DEFAULT_PORT
         );
-        return start_status_line(frames, stop_daemon);
+        return PreparedDisplay { dashboard: None };
     }
     let options = rig_dash::DashOptions {
         listen,
         ..rig_dash::DashOptions::default()
     };
-    let host = rig_dash::HostFeed::default();
-    let dashboard = match rig_dash::Dashboard::bind(&options) {
-        Ok(dashboard) => dashboard.with_host(host.clone()),
+    match rig_dash::Dashboard::bind(&options) {
+        Ok(dashboard) => PreparedDisplay {
+            dashboard: Some(dashboard),
+        },
         Err(error) => {
             tracing::warn!("dashboard unavailable, using the one-line status: {error}");
-            return start_status_line(frames, stop_daemon);
+            PreparedDisplay { dashboard: None }
         }
+    }
+}
+
+/// Starts the prepared display on its own thread: the dashboard, or the one-line status
+/// reading `frames`.
+pub fn start(
+    prepared: PreparedDisplay,
+    frames: LatestReader<Frame>,
+    stop_daemon: StopRequest,
+) -> std::io::Result<Display> {
+    let Some(dashboard) = prepared.dashboard else {
+        return start_status_line(frames, stop_daemon);
     };
+    let host = rig_dash::HostFeed::default();
+    let dashboard = dashboard.with_host(host.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let stop_flag = stop.clone();
     let handle = std::thread::Builder::new()

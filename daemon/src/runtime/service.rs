@@ -243,6 +243,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let mut status_reader: LatestReader<Frame> = readers.swap_remove(STATUS_SLOT);
 
     let stall_timeout = Duration::from_millis(u64::from(config.realtime.stall_timeout_ms));
+    let prepared_display = options.display.then(|| display::prepare(&config.telemetry));
     let (mut session, rt_refused) =
         start_session(config, None, slots, &shared, options.stall_after)?;
     refused.extend(rt_refused);
@@ -268,18 +269,15 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let _watchdog = Watchdog::start(shared.clone(), notifier.clone(), stall_timeout)
         .context("cannot start the watchdog thread")?;
     let stop_request = StopRequest::default();
-    let display: Option<Display> = if options.display {
-        Some(
-            display::start(
-                display_reader,
-                stop_request.clone(),
-                &session.config.telemetry,
-            )
-            .context("cannot start the display")?,
-        )
-    } else {
-        drop(display_reader);
-        None
+    let display: Option<Display> = match prepared_display {
+        Some(prepared) => Some(
+            display::start(prepared, display_reader, stop_request.clone())
+                .context("cannot start the display")?,
+        ),
+        None => {
+            drop(display_reader);
+            None
+        }
     };
 
     let mut last_report = Instant::now();
