@@ -310,11 +310,8 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 status_text(&status_reader.read())
             };
             last_heartbeat = heartbeat;
-            if display.is_some() {
-                tracing::debug!("loop health: {status}");
-            } else {
-                tracing::info!("loop health: {status}");
-            }
+            // With the dashboard up the log is a file, so this never reaches the screen.
+            tracing::info!("loop health: {status}");
             let telemetry = telemetry_out::current_snapshot().unwrap_or_default();
             notifier.send(&format!("STATUS={status}{}", telemetry_status(&telemetry)));
             report_telemetry(&mut telemetry_log, &telemetry);
