@@ -310,8 +310,11 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 status_text(&status_reader.read())
             };
             last_heartbeat = heartbeat;
-            // With the dashboard up the log is a file, so this never reaches the screen.
-            tracing::info!("loop health: {status}");
+            if display.is_some() {
+                tracing::debug!("loop health: {status}");
+            } else {
+                tracing::info!("loop health: {status}");
+            }
             let telemetry = telemetry_out::current_snapshot().unwrap_or_default();
             notifier.send(&format!("STATUS={status}{}", telemetry_status(&telemetry)));
             report_telemetry(&mut telemetry_log, &telemetry);
