@@ -58,13 +58,15 @@ pub fn rt_core(config: &rig_config::realtime::LoopConfig) -> usize {
     config.core.map_or_else(last_core, |c| c as usize)
 }
 
-/// Restricts the calling thread (and threads it spawns later) to `cores`; `what` names the
-/// request in the warning when it is refused.
-fn set_affinity(cores: impl Iterator<Item = usize>, what: String) -> Result<(), NotGranted> {
-    set_thread_affinity(0, cores, what)
+/// The online cores other than `rt_core`, or `None` when there is nothing to keep off it (a
+/// single-core machine, or an RT core that is not online).
+fn cores_other_than(rt_core: usize) -> Option<impl Iterator<Item = usize> + Clone> {
+    let online = last_core() + 1;
+    (online >= 2 && rt_core < online).then(|| (0..online).filter(move |&c| c != rt_core))
 }
 
-/// Restricts thread `tid` of this process (0: the calling thread) to `cores`.
+/// Restricts thread `tid` of this process (0: the calling thread, and threads it spawns later)
+/// to `cores`; `what` names the request in the warning when it is refused.
 fn set_thread_affinity(
     tid: libc::pid_t,
     cores: impl Iterator<Item = usize>,
@@ -98,7 +100,7 @@ fn set_thread_affinity(
 
 /// Pins the calling thread to `core`.
 pub fn pin_current_thread(core: usize) -> Result<(), NotGranted> {
-    set_affinity(std::iter::once(core), format!("pinning to core {core}"))
+    set_thread_affinity(0, std::iter::once(core), format!("pinning to core {core}"))
 }
 
 /// Keeps the calling thread, and every thread it spawns afterwards, off the RT core: they may
@@ -107,12 +109,12 @@ pub fn pin_current_thread(core: usize) -> Result<(), NotGranted> {
 /// full preemption a system call in progress there delays the RT wake-up until it returns).
 /// On a single-core machine this does nothing.
 pub fn keep_off_core(rt_core: usize) -> Result<(), NotGranted> {
-    let online = last_core() + 1;
-    if online < 2 || rt_core >= online {
+    let Some(cores) = cores_other_than(rt_core) else {
         return Ok(());
-    }
-    set_affinity(
-        (0..online).filter(|&c| c != rt_core),
+    };
+    set_thread_affinity(
+        0,
+        cores,
         format!("keeping other threads off core {rt_core}"),
     )
 }
@@ -122,19 +124,16 @@ pub fn keep_off_core(rt_core: usize) -> Result<(), NotGranted> {
 /// while no RT thread runs (after the old loop stopped, before the new one starts), so the
 /// display, watchdog and other long-lived threads leave the new RT core and may use the old.
 pub fn keep_process_off_core(rt_core: usize) -> Result<(), NotGranted> {
-    let online = last_core() + 1;
-    if online < 2 || rt_core >= online {
+    let Some(cores) = cores_other_than(rt_core) else {
         return Ok(());
-    }
+    };
     let what = || format!("moving every thread off core {rt_core}");
     let tasks = std::fs::read_dir("/proc/self/task").map_err(|e| NotGranted {
         what: what(),
         error: e.to_string(),
     })?;
     for tid in tasks.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok()) {
-        if let Err(refused) =
-            set_thread_affinity(tid, (0..online).filter(|&c| c != rt_core), what())
-        {
+        if let Err(refused) = set_thread_affinity(tid, cores.clone(), what()) {
             // A thread that ended since the directory was read is no failure.
             let still_running = std::path::Path::new(&format!("/proc/self/task/{tid}")).exists();
             if still_running {
