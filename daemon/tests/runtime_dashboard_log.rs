@@ -255,6 +255,37 @@ fn exited(pid: i32) -> bool {
     })
 }
 
+/// Every thread of `pid` as "name state wait-channel", one per line: what a process that
+/// does not exit is waiting for.
+fn thread_states(pid: i32) -> String {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return "(no /proc entry)".into();
+    };
+    let read = |path: std::path::PathBuf| {
+        std::fs::read_to_string(path).map_or_else(|_| "?".into(), |s| s.trim().to_string())
+    };
+    tasks
+        .filter_map(Result::ok)
+        .map(|task| {
+            let dir = task.path();
+            let stat = read(dir.join("stat"));
+            let state = stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("?")
+                .split_whitespace()
+                .next();
+            format!(
+                "  {} {} {}",
+                read(dir.join("comm")),
+                state.unwrap_or("?"),
+                read(dir.join("wchan"))
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn closing_the_terminal_stops_rigd_safely() {
     let dir = TempDir::new("dash-hangup");
@@ -286,9 +317,15 @@ fn closing_the_terminal_stops_rigd_safely() {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !exited(rigd) {
         if Instant::now() > deadline {
+            let threads = thread_states(rigd);
             // SAFETY: kill with the pid of the rigd this test started.
             unsafe { libc::kill(rigd, libc::SIGKILL) };
-            panic!("rigd still runs 10 s after its terminal closed");
+            let log = std::fs::read_to_string(state.join("rigd").join("rigd.log"))
+                .unwrap_or_else(|e| format!("(no log file: {e})"));
+            panic!(
+                "rigd still runs 10 s after its terminal closed\n\
+                 its threads (name state wait-channel):\n{threads}\nits log:\n{log}"
+            );
         }
         std::thread::sleep(Duration::from_millis(50));
     }
