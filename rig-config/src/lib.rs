@@ -54,16 +54,11 @@ impl Validate for Config {
     fn validate(&self, _field: &str, report: &mut Report) {
         self.sim.validate("sim", report);
         self.realtime.validate("loop", report);
-        // ---- Section validators: one line per section owner, e.g.
-        //      for (i, out) in self.telemetry.iter().enumerate() { out.validate(&format!("telemetry[{i}]"), report); }
-        //      self.devices.validate("devices", report);
-        //      self.motion.validate("motion", report);
         self.motion.validate("motion", report);
         for (i, out) in self.telemetry.iter().enumerate() {
             out.validate(&format!("telemetry[{i}]"), report);
         }
         self.devices.validate("devices", report);
-        // ---- end of section validators.
     }
 }
 
