@@ -2,7 +2,18 @@
 //! every thread (the mask is set before any thread starts and inherited), and the main thread
 //! takes them with `sigtimedwait`. No handler runs asynchronously, so nothing async-signal
 //! unsafe can happen and the RT thread is never interrupted by them.
+//!
+//! SIGHUP means two things. Sent by an operator (`kill -HUP`, `systemctl reload`) it asks for a
+//! configuration reload. Sent by the kernel because the controlling terminal hung up (window
+//! closed, tmux server ended, ssh dropped) it means nobody can see or stop this rigd any more,
+//! and a rig nobody watches must not keep driving a wheel: that is a safe stop. The two are
+//! told apart by the terminal itself ([`ControllingTerminal`]): the kernel marks the terminal
+//! hung up before it sends the signal, so a SIGHUP that finds it hung up is
+//! [`Signal::TerminalClosed`]. Without a controlling terminal (under systemd) every SIGHUP is a
+//! reload, and so it is under `nohup` (SIGHUP ignored when rigd started): the user asked for
+//! rigd to outlive its terminal.
 
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::time::Duration;
 
 /// A signal the daemon acts on.
@@ -10,8 +21,11 @@ use std::time::Duration;
 pub enum Signal {
     /// SIGINT or SIGTERM: safe stop and exit.
     Stop,
-    /// SIGHUP: reload the configuration.
+    /// SIGHUP with the controlling terminal still there (or none at all): reload the
+    /// configuration.
     Reload,
+    /// SIGHUP because the controlling terminal hung up: safe stop and exit.
+    TerminalClosed,
 }
 
 fn handled_set() -> libc::sigset_t {
@@ -34,8 +48,61 @@ pub fn block_handled_signals() {
     unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) };
 }
 
-/// Waits up to `timeout` for a handled signal.
-pub fn wait(timeout: Duration) -> Option<Signal> {
+/// The terminal whose hang-up stops rigd: the controlling terminal, held open from start so
+/// its state can be read when a SIGHUP arrives (fd 2 may point at the log file by then, and
+/// stdin or stdout may never have been the terminal).
+#[derive(Debug)]
+pub struct ControllingTerminal(Option<OwnedFd>);
+
+impl ControllingTerminal {
+    /// Opens `/dev/tty`: `None` inside when the process has no controlling terminal (a
+    /// service) or SIGHUP was ignored when it started (`nohup`).
+    pub fn open() -> ControllingTerminal {
+        if sighup_ignored_at_start() {
+            return ControllingTerminal(None);
+        }
+        let tty = std::fs::File::options()
+            .read(true)
+            .open("/dev/tty")
+            .ok()
+            .map(OwnedFd::from);
+        ControllingTerminal(tty)
+    }
+
+    /// True when there is a terminal and it has hung up.
+    pub fn hung_up(&self) -> bool {
+        self.0.as_ref().is_some_and(|fd| hung_up(fd.as_fd()))
+    }
+}
+
+/// True when the disposition of SIGHUP is "ignore", as `nohup` leaves it (rigd blocks the
+/// signal but never changes its disposition, so this still reads what the parent set).
+fn sighup_ignored_at_start() -> bool {
+    // SAFETY: a zeroed sigaction is a valid out-parameter; a null new action only queries.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGHUP, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// True when the terminal `fd` refers to has hung up (or the descriptor is no longer valid):
+/// `poll` reports `POLLHUP`/`POLLERR` for a hung-up terminal, never for a live one, and does
+/// not wait.
+pub fn hung_up(fd: BorrowedFd<'_>) -> bool {
+    let mut poll_fd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: `poll_fd` is a valid pollfd for the duration of the call; count 1, no wait.
+    let ready = unsafe { libc::poll(&mut poll_fd, 1, 0) };
+    ready > 0 && poll_fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+}
+
+/// Waits up to `timeout` for a handled signal; a SIGHUP is [`Signal::TerminalClosed`] when
+/// `terminal` has hung up, else [`Signal::Reload`].
+pub fn wait(timeout: Duration, terminal: &ControllingTerminal) -> Option<Signal> {
     let set = handled_set();
     let ts = libc::timespec {
         tv_sec: timeout.as_secs() as libc::time_t,
@@ -45,7 +112,51 @@ pub fn wait(timeout: Duration) -> Option<Signal> {
     let signal = unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), &ts) };
     match signal {
         libc::SIGINT | libc::SIGTERM => Some(Signal::Stop),
+        libc::SIGHUP if terminal.hung_up() => Some(Signal::TerminalClosed),
         libc::SIGHUP => Some(Signal::Reload),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::FromRawFd;
+
+    /// A pseudo-terminal pair: (master, slave).
+    fn pty_pair() -> (OwnedFd, OwnedFd) {
+        // SAFETY: posix_openpt/grantpt/unlockpt/ptsname_r are called on the descriptor just
+        // opened; each result is checked; the fds are owned by the returned values.
+        unsafe {
+            let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
+            assert!(master >= 0, "posix_openpt");
+            let master = OwnedFd::from_raw_fd(master);
+            assert_eq!(libc::grantpt(master.as_raw_fd()), 0);
+            assert_eq!(libc::unlockpt(master.as_raw_fd()), 0);
+            let mut name = [0 as libc::c_char; 128];
+            assert_eq!(
+                libc::ptsname_r(master.as_raw_fd(), name.as_mut_ptr(), name.len()),
+                0
+            );
+            let slave = libc::open(
+                name.as_ptr(),
+                libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
+            );
+            assert!(slave >= 0, "open the pty slave");
+            (master, OwnedFd::from_raw_fd(slave))
+        }
+    }
+
+    #[test]
+    fn a_terminal_is_hung_up_once_its_other_side_closes() {
+        let (master, slave) = pty_pair();
+        assert!(!hung_up(slave.as_fd()), "a live terminal is not hung up");
+        drop(master);
+        assert!(hung_up(slave.as_fd()), "the master closed: hung up");
+    }
+
+    #[test]
+    fn without_a_terminal_nothing_is_hung_up() {
+        assert!(!ControllingTerminal(None).hung_up());
     }
 }

@@ -85,7 +85,9 @@ impl Watchdog {
         let stop = Arc::new(AtomicBool::new(false));
         let stop_flag = stop.clone();
         let pet_every = watchdog_interval().map(|i| i / 2);
-        let check_every = Duration::from_millis(10).max(stall_timeout / 10);
+        // At most 100 ms: dropping the watchdog (on the way out) waits for one check.
+        let check_every =
+            (stall_timeout / 10).clamp(Duration::from_millis(10), Duration::from_millis(100));
         let handle = std::thread::Builder::new()
             .name("rigd-watchdog".into())
             .spawn(move || {

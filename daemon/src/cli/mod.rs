@@ -24,8 +24,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the daemon (the default): physics loop, devices, outputs, until SIGTERM/Ctrl-C.
-    /// SIGHUP reloads the configuration.
+    /// Run the daemon (the default): physics loop, devices, outputs, until SIGTERM/Ctrl-C or
+    /// until the terminal it runs in closes. SIGHUP reloads the configuration.
     Run(RunArgs),
     /// Check a configuration file and report every problem (file:line:column: field:
     /// message, and the fix). Exit 0 when valid, 2 when not.

@@ -6,14 +6,20 @@
 //! listens there), it falls back to a one-line status (speed, rpm, gear, lap, tick p99) read
 //! from the frame slot, and logs why. Contract for any display: ask the daemon to stop through
 //! [`StopRequest`] (never exit the process itself), and restore the terminal when dropped.
+//! Dropping a [`Display`] waits at most [`DISPLAY_STOP_TIMEOUT`] for its thread: a thread stuck
+//! writing to a terminal that takes no output is left behind rather than holding up the exit.
 //!
 //! Keys and signals: the dashboard puts the terminal in raw mode, so Ctrl-C arrives as a key,
 //! not as SIGINT; `q`, `Esc` and Ctrl-C end the dashboard and request the daemon's stop.
 //! SIGTERM/SIGINT from elsewhere stop the daemon, which drops the [`Display`]: that sets the
 //! dashboard's stop flag, and it restores the terminal within one frame. When the terminal
-//! itself goes away (window closed, ssh dropped) the display asks the daemon to stop too: an
-//! interactive rigd nobody can see or stop any more must not keep driving a wheel. (The
-//! hang-up's SIGHUP arrives as a reload first, which is harmless.)
+//! itself goes away (window closed, ssh dropped) the display asks the daemon to stop too
+//! ([`StopCause::TerminalClosed`]): an interactive rigd nobody can see or stop any more must
+//! not keep driving a wheel. The hang-up shows either as the dashboard's `TerminalGone` (its
+//! key wait saw it) or as a drawing error (a frame was being drawn when the terminal went:
+//! `EIO`); a drawing error is a closed terminal when stdout has hung up, and only otherwise
+//! leaves rigd running without its dashboard. The hang-up's SIGHUP stops the daemon by itself
+//! as well ([`crate::signals`]); whichever comes first wins.
 //!
 //! What the packets do not carry reaches the dashboard through [`Display::show`] (rig-dash's
 //! host feed): the newest logged warning for its status line (the log itself goes to a file
@@ -22,7 +28,8 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -30,23 +37,60 @@ use std::time::Duration;
 use rig_config::telemetry::{effective_outputs, TelemetryFormat, TelemetryOutput};
 use rig_protocols::Frame;
 
+use super::bounded_join::join_within;
 use crate::handoff::LatestReader;
 
 const REFRESH: Duration = Duration::from_millis(100);
 
+/// Longest wait for the display thread when the display is dropped: it checks its stop flag
+/// every frame (at most 100 ms apart).
+pub const DISPLAY_STOP_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Why a display asked the daemon to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum StopCause {
+    /// The user quit the dashboard (`q`, `Esc`, Ctrl-C).
+    Quit = 1,
+    /// The terminal the display draws on hung up.
+    TerminalClosed = 2,
+}
+
 /// Lets a display (or anything else off the RT thread) ask the daemon to stop cleanly.
 #[derive(Debug, Clone, Default)]
-pub struct StopRequest(Arc<AtomicBool>);
+pub struct StopRequest(Arc<AtomicU8>);
 
 impl StopRequest {
-    /// Asks the daemon to run its safe stop and exit.
-    pub fn request(&self) {
-        self.0.store(true, Ordering::Relaxed);
+    /// Asks the daemon to run its safe stop and exit (the first cause asked for is kept).
+    pub fn request(&self, cause: StopCause) {
+        let _ = self
+            .0
+            .compare_exchange(0, cause as u8, Ordering::Relaxed, Ordering::Relaxed);
     }
 
-    /// True once a stop was asked for.
-    pub fn requested(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+    /// The cause once a stop was asked for.
+    pub fn requested(&self) -> Option<StopCause> {
+        match self.0.load(Ordering::Relaxed) {
+            1 => Some(StopCause::Quit),
+            2 => Some(StopCause::TerminalClosed),
+            _ => None,
+        }
+    }
+}
+
+/// What the daemon does when the dashboard returned with `ended`: the user's quit and a
+/// terminal that went away stop it; a drawing error while the terminal is still there
+/// (`terminal_hung_up` false) leaves it running without the dashboard (`None`).
+fn stop_cause(
+    ended: &Result<rig_dash::Ended, rig_dash::DashError>,
+    terminal_hung_up: impl FnOnce() -> bool,
+) -> Option<StopCause> {
+    match ended {
+        Ok(rig_dash::Ended::Quit) => Some(StopCause::Quit),
+        Ok(rig_dash::Ended::Stopped) => None,
+        Err(rig_dash::DashError::TerminalGone) => Some(StopCause::TerminalClosed),
+        Err(_) if terminal_hung_up() => Some(StopCause::TerminalClosed),
+        Err(_) => None,
     }
 }
 
@@ -167,17 +211,18 @@ pub fn start(
     let stop_flag = stop.clone();
     let handle = std::thread::Builder::new()
         .name("rigd-dashboard".into())
-        .spawn(move || match dashboard.run(&stop_flag) {
-            Ok(rig_dash::Ended::Quit) => stop_daemon.request(),
-            Ok(rig_dash::Ended::Stopped) => {}
-            Err(rig_dash::DashError::TerminalGone) => {
-                tracing::warn!(
-                    "the terminal running rigd closed: stopping safely (run rigd as the \
-                     systemd service to keep it running without a terminal)"
-                );
-                stop_daemon.request();
+        .spawn(move || {
+            let ended = dashboard.run(&stop_flag);
+            match stop_cause(&ended, || {
+                crate::signals::hung_up(std::io::stdout().as_fd())
+            }) {
+                Some(cause) => stop_daemon.request(cause),
+                None => {
+                    if let Err(error) = ended {
+                        tracing::warn!("the dashboard stopped, rigd runs on: {error}");
+                    }
+                }
             }
-            Err(error) => tracing::warn!("the dashboard stopped, rigd runs on: {error}"),
         })?;
     Ok(Display {
         stop,
@@ -211,11 +256,7 @@ fn start_status_line(
                     .and_then(|()| out.flush())
                     .is_err()
                 {
-                    tracing::warn!(
-                        "the terminal running rigd closed: stopping safely (run rigd as the \
-                         systemd service to keep it running without a terminal)"
-                    );
-                    stop_daemon.request();
+                    stop_daemon.request(StopCause::TerminalClosed);
                     return;
                 }
             }
@@ -233,7 +274,13 @@ impl Drop for Display {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
+            if join_within(handle, DISPLAY_STOP_TIMEOUT).is_err() {
+                tracing::warn!(
+                    "the display did not stop within {} s (its terminal takes no output); \
+                     rigd exits without restoring that terminal (fix: `reset` in it)",
+                    DISPLAY_STOP_TIMEOUT.as_secs()
+                );
+            }
         }
     }
 }
@@ -322,6 +369,38 @@ mod tests {
         assert_eq!(shown[4], "destination 4");
         assert!(shown[5].starts_with("+11 more destination(s)"), "{shown:?}");
         assert_eq!(panel_lines(vec!["one".into()]), vec!["one".to_string()]);
+    }
+
+    #[test]
+    fn a_closed_terminal_stops_the_daemon_however_the_dashboard_saw_it() {
+        use rig_dash::{DashError, Ended};
+        let eio = || DashError::Terminal(std::io::Error::from_raw_os_error(libc::EIO));
+        let never_asked = || -> bool { panic!("the terminal need not be checked") };
+        assert_eq!(
+            stop_cause(&Ok(Ended::Quit), never_asked),
+            Some(StopCause::Quit)
+        );
+        assert_eq!(stop_cause(&Ok(Ended::Stopped), never_asked), None);
+        assert_eq!(
+            stop_cause(&Err(DashError::TerminalGone), never_asked),
+            Some(StopCause::TerminalClosed)
+        );
+        // A frame was being drawn when the terminal hung up.
+        assert_eq!(
+            stop_cause(&Err(eio()), || true),
+            Some(StopCause::TerminalClosed)
+        );
+        // Drawing failed on a terminal that is still there: rigd runs on.
+        assert_eq!(stop_cause(&Err(eio()), || false), None);
+    }
+
+    #[test]
+    fn the_first_stop_cause_asked_for_is_kept() {
+        let request = StopRequest::default();
+        assert_eq!(request.requested(), None);
+        request.request(StopCause::TerminalClosed);
+        request.clone().request(StopCause::Quit);
+        assert_eq!(request.requested(), Some(StopCause::TerminalClosed));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! ([`rt_loop::LoopParts`]); every other thread talks to it only through atomics
 //! ([`rt_loop::LoopShared`]) and the wait-free slots of [`crate::handoff`].
 
+pub mod bounded_join;
 pub mod clock;
 pub mod display;
 pub mod health;

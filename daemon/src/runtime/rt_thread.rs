@@ -1,18 +1,27 @@
 //! Starting the RT thread: pin it, promote it to SCHED_FIFO, pre-fault its stack, report what
-//! the system refused (the spawner logs it), then run the loop.
+//! the system refused (the spawner logs it), then run the loop. Stopping it: the loop sees its
+//! command within a tick; the join waits at most [`STOP_TIMEOUT`], so a loop that no longer
+//! checks its command cannot keep the process alive (its outputs then rely on the process
+//! exit: the kernel erases the force-feedback effects of a closed device).
 
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use super::bounded_join::join_within;
 use super::rt_loop::{Command, LoopExit, LoopParts, LoopShared, LoopTiming, RtLoop};
 use super::rt_setup::{self, NotGranted};
 
 /// Stack of the RT thread: the loop needs little; it is pre-faulted (and locked when
 /// mlockall is granted).
 const RT_STACK_BYTES: usize = 1024 * 1024;
+
+/// Longest wait for the loop to return once asked to: it checks its command every tick
+/// (1 ms at 1 kHz); this leaves room for a loaded machine where it runs without SCHED_FIFO.
+pub const STOP_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The running RT thread. Dropping it without [`RtThread::join`] (an early error return or a
 /// panic on the main thread) still asks the loop to exit and waits for its safe stop.
@@ -79,14 +88,22 @@ impl RtThread {
         self.handle.as_ref().is_none_or(|h| h.is_finished())
     }
 
-    /// Waits for the loop to return (after a command or a panic).
+    /// Waits up to [`STOP_TIMEOUT`] for the loop to return (after a command or a panic).
     pub fn join(mut self) -> Result<LoopExit> {
         let handle = self
             .handle
             .take()
             .context("the physics thread was already joined")?;
-        handle
-            .join()
+        join_within(handle, STOP_TIMEOUT)
+            .map_err(|_| {
+                anyhow::anyhow!(
+                    "the physics thread did not stop within {} s of being asked to, so rigd \
+                     exits without its safe stop: the kernel ends the force feedback of the \
+                     wheel it closes, but a motion platform is not parked (park it from its \
+                     controller); please report this with the log",
+                    STOP_TIMEOUT.as_secs()
+                )
+            })?
             .map_err(|_| anyhow::anyhow!("the physics thread panicked outside its loop"))
     }
 }
@@ -95,7 +112,8 @@ impl Drop for RtThread {
     fn drop(&mut self) {
         if let Some(handle) = self.handle.take() {
             self.shared.request(Command::Exit);
-            let _ = handle.join();
+            // Bounded like `join`; a thread that misses it is left to end with the process.
+            let _ = join_within(handle, STOP_TIMEOUT);
         }
     }
 }

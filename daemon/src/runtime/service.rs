@@ -10,7 +10,10 @@
 //! errors grow (ever further apart while they last: [`crate::telemetry_out::backoff`]), and
 //! the counters and newest warning on the dashboard. SIGTERM/SIGINT: the loop safe-stops
 //! every stage (`Exit`) within one tick and hands everything back; it is dropped here and the
-//! process exits. SIGHUP: a valid new file safe-stops the stages (`Reload`), rebuilds them
+//! process exits. A closed terminal (the hang-up's SIGHUP, or the display seeing it) and the
+//! dashboard's `q` do the same. Every wait on the way out is bounded (RT thread
+//! [`super::rt_thread::STOP_TIMEOUT`], display [`display::DISPLAY_STOP_TIMEOUT`], watchdog one
+//! check period). SIGHUP from an operator: a valid new file safe-stops the stages (`Reload`), rebuilds them
 //! (the world too when `[sim]` or the rate changed) and restarts the loop; an invalid one is
 //! logged and the running configuration stays. A changed `[loop] core` is applied in between,
 //! while no RT thread runs: every existing thread moves off the new core (see
@@ -25,7 +28,7 @@ use rig_config::realtime::LoopConfig;
 use rig_config::Config;
 use rig_protocols::Frame;
 
-use super::display::{self, Display, StopRequest};
+use super::display::{self, Display, StopCause, StopRequest};
 use super::player_input::{start_input_threads, InputThreads, PlayerInput};
 use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
 use super::rt_setup::{self, NotGranted, PmQosGuard};
@@ -33,7 +36,7 @@ use super::rt_thread::RtThread;
 use super::simulation::{self, Simulation};
 use super::stages::build_output_stages;
 use crate::handoff::LatestReader;
-use crate::signals::{self, Signal};
+use crate::signals::{self, ControllingTerminal, Signal};
 use crate::systemd::{Notifier, Watchdog};
 use crate::telemetry_out::{self, report::ReportLog, TelemetrySnapshot};
 
@@ -223,8 +226,18 @@ fn report_telemetry(log: &mut ReportLog, telemetry: &TelemetrySnapshot) {
     }
 }
 
-/// Runs the daemon until SIGTERM/SIGINT (or a stop request from the display).
+/// Says why rigd stops when its terminal went away (once, whichever path saw it first).
+fn log_terminal_closed() {
+    tracing::warn!(
+        "the terminal running rigd closed: stopping safely (run rigd as the systemd service, \
+         or under nohup, to keep it running without a terminal)"
+    );
+}
+
+/// Runs the daemon until SIGTERM/SIGINT, its terminal closing, or a stop request from the
+/// display.
 pub fn run(options: RunOptions) -> Result<(), RunError> {
+    let terminal = ControllingTerminal::open();
     let config = load_config(options.config_path.as_deref())?;
     let origin = options.config_path.as_ref().map_or_else(
         || rig_config::EMBEDDED_ORIGIN.to_string(),
@@ -285,11 +298,18 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let mut panicked = false;
     let mut telemetry_log = ReportLog::new();
     loop {
-        if stop_request.requested() {
+        if let Some(cause) = stop_request.requested() {
+            if cause == StopCause::TerminalClosed {
+                log_terminal_closed();
+            }
             break;
         }
-        match signals::wait(Duration::from_millis(50)) {
+        match signals::wait(Duration::from_millis(50), &terminal) {
             Some(Signal::Stop) => break,
+            Some(Signal::TerminalClosed) => {
+                log_terminal_closed();
+                break;
+            }
             Some(Signal::Reload) => {
                 session = reload(
                     session,
