@@ -13,116 +13,20 @@
 //! Waits poll the screen with generous deadlines (a loaded 2-core machine); nothing here
 //! measures speed. The exit bounds are behaviour (a stuck process never exits), not speed.
 
+#[path = "../../tests/support/tmux.rs"]
+mod tmux;
+
 use std::net::{SocketAddr, UdpSocket};
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rig_protocols::{Format, Frame};
+use tmux::{exited, Tmux, DEADLINE};
 
-const WIDTH: u16 = 100;
-const HEIGHT: u16 = 30;
-const DEADLINE: Duration = Duration::from_secs(20);
-
-/// A private tmux server (its own socket name), killed on drop.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    /// A server named after `test` (tests run in parallel) running `command` in session `dash`.
-    fn start(test: &str, command: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: format!("rig-dash-e2e-{test}-{}", std::process::id()),
-        };
-        let status = tmux
-            .command()
-            .args(["new-session", "-d", "-s", "dash"])
-            .args(["-x", &WIDTH.to_string(), "-y", &HEIGHT.to_string()])
-            .arg(command)
-            .status()
-            .expect("tmux must be installed to run this test (apt-get install tmux)");
-        assert!(status.success(), "tmux new-session failed");
-        tmux
-    }
-
-    fn command(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command.args(["-L", &self.socket]);
-        command
-    }
-
-    fn capture(&self) -> String {
-        let output = self
-            .command()
-            .args(["capture-pane", "-p", "-t", "dash"])
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn send_keys(&self, keys: &str) {
-        let status = self
-            .command()
-            .args(["send-keys", "-t", "dash", keys])
-            .status()
-            .expect("tmux send-keys");
-        assert!(status.success());
-    }
-
-    /// The process id of the pane's command (rig-dash itself, started with `exec`).
-    fn pane_pid(&self) -> i32 {
-        self.display("#{pane_pid}")
-            .parse()
-            .expect("tmux reports the pane pid")
-    }
-
-    /// A tmux format evaluated for the `dash` pane.
-    fn display(&self, format: &str) -> String {
-        let output = self
-            .command()
-            .args(["display-message", "-p", "-t", "dash", format])
-            .output()
-            .expect("tmux display-message");
-        String::from_utf8_lossy(&output.stdout).trim().to_owned()
-    }
-
-    fn session_alive(&self) -> bool {
-        self.command()
-            .args(["has-session", "-t", "dash"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
-    /// Polls the screen until `predicate` holds; panics with the last screen otherwise.
-    fn wait_for(&self, what: &str, predicate: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let screen = self.capture();
-            if predicate(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        // The server is usually gone already (the session ended with rig-dash).
-        let _ = self
-            .command()
-            .arg("kill-server")
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
-}
+/// The pane's size, columns x rows.
+const SIZE: (u16, u16) = (100, 30);
 
 /// What the sender thread sends each millisecond: this frame as a native packet, or (`None`)
 /// garbage and truncated packets.
@@ -233,7 +137,7 @@ fn dashboard_follows_a_live_udp_feed_and_survives_garbage() {
         "exec {} --listen {listen} --fps 30",
         env!("CARGO_BIN_EXE_rig-dash")
     );
-    let tmux = Tmux::start("feed", &command);
+    let tmux = Tmux::start("rig-dash-e2e-feed", SIZE, &command);
 
     // Before any packet: NO DATA and where it listens.
     tmux.wait_for("the no-data screen", |s| {
@@ -299,17 +203,6 @@ fn dashboard_follows_a_live_udp_feed_and_survives_garbage() {
     }
 }
 
-/// True once `pid` has exited (gone, or a zombie nobody has reaped yet).
-fn exited(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the parenthesised command name.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-        Err(_) => true,
-    }
-}
-
 /// Waits up to `limit` for `pid` to exit; on timeout kills it (so no spinning process is
 /// left behind) and fails naming `what`.
 fn assert_exits_within(pid: i32, limit: Duration, what: &str) {
@@ -335,11 +228,10 @@ fn rig_dash_command() -> String {
 #[test]
 fn exits_when_its_terminal_goes_away() {
     // The kernel sends SIGHUP (rig-dash leads the pane's session) and the tty hangs up.
-    let tmux = Tmux::start("hangup", &rig_dash_command());
+    let tmux = Tmux::start("rig-dash-e2e-hangup", SIZE, &rig_dash_command());
     tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
     let pid = tmux.pane_pid();
-    let status = tmux.command().arg("kill-server").status().unwrap();
-    assert!(status.success(), "tmux kill-server failed");
+    tmux.kill_server();
     assert_exits_within(pid, Duration::from_secs(2), "its terminal went away");
 }
 
@@ -354,11 +246,10 @@ fn exits_cleanly_when_its_terminal_goes_away_even_with_sighup_ignored() {
         rig_dash_command().trim_start_matches("exec "),
         status_file.display()
     );
-    let tmux = Tmux::start("nohup", &command);
+    let tmux = Tmux::start("rig-dash-e2e-nohup", SIZE, &command);
     tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
     let pid = child_of(tmux.pane_pid());
-    let status = tmux.command().arg("kill-server").status().unwrap();
-    assert!(status.success(), "tmux kill-server failed");
+    tmux.kill_server();
     assert_exits_within(pid, Duration::from_secs(2), "its terminal went away");
     let deadline = Instant::now() + DEADLINE;
     let recorded = loop {
@@ -379,12 +270,8 @@ fn exits_cleanly_when_its_terminal_goes_away_even_with_sighup_ignored() {
 
 /// The first child of process `parent` (rig-dash under the pane's shell).
 fn child_of(parent: i32) -> i32 {
-    let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
-        .expect("/proc/PID/task/PID/children lists the shell's child");
-    children
-        .split_whitespace()
-        .next()
-        .and_then(|pid| pid.parse().ok())
+    *tmux::children(parent)
+        .first()
         .expect("the shell has started rig-dash")
 }
 
@@ -395,7 +282,7 @@ fn sigterm_ends_it_cleanly_and_restores_the_screen() {
         "{}; echo \"rig-dash exit status $?\"; sleep 60",
         rig_dash_command().trim_start_matches("exec ")
     );
-    let tmux = Tmux::start("sigterm", &command);
+    let tmux = Tmux::start("rig-dash-e2e-sigterm", SIZE, &command);
     tmux.wait_for("the dashboard to be up", |s| s.contains("NO DATA"));
     let pid = child_of(tmux.pane_pid());
     // SAFETY: kill(2) on the pid of the process this test started.
