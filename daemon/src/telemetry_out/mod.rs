@@ -5,7 +5,9 @@
 //! ([`sender`]) decimates per output by simulation time, encodes with rig-protocols and sends
 //! to every destination. Per-destination counters ([`stats`]) are atomics readable at any time
 //! through [`TelemetryHandle::snapshot`] or, for the running daemon, [`current_snapshot`];
-//! [`report`] turns them into the daemon's health output (`STATUS=`, log, dashboard).
+//! [`report`] turns them into the daemon's health output (`STATUS=`, log, dashboard). A
+//! reload's new sender continues the counters of every destination it keeps (same format and
+//! address); the others start at zero.
 //!
 //! Lifetime: dropping the stage disconnects the channel; the sender thread then exits and
 //! closes its sockets (no join needed on the RT thread).
@@ -118,6 +120,19 @@ fn open_socket(addr: SocketAddr, multicast_ttl: u32) -> Result<UdpSocket, Teleme
 pub fn start(
     outputs: &[TelemetryOutput],
 ) -> Result<(TelemetryStage, TelemetryHandle), TelemetryError> {
+    start_continuing(outputs, None)
+}
+
+/// [`start`] in place of the sender whose counters are `previous` (a reload): each destination
+/// with the same format and address as one of `previous` continues its counters (each
+/// previous destination at most once, in order, so a destination listed twice keeps two
+/// counters); the others start at zero.
+pub fn start_continuing(
+    outputs: &[TelemetryOutput],
+    previous: Option<&TelemetryStats>,
+) -> Result<(TelemetryStage, TelemetryHandle), TelemetryError> {
+    let previous = previous.map_or(&[][..], |stats| &stats.destinations[..]);
+    let mut continued = vec![false; previous.len()];
     let mut runtime_outputs = Vec::new();
     let mut counters = Vec::new();
     for (index, output) in outputs.iter().enumerate().filter(|(_, o)| o.enabled) {
@@ -134,8 +149,21 @@ pub fn start(
                 message: format!("`{text}` is not an IP address and port"),
             })?;
             let socket = open_socket(addr, output.multicast_ttl)?;
-            destinations.push(Destination::new(counters.len(), addr, socket));
-            counters.push(DestinationStats::new(format, addr, output.rate_hz));
+            let kept = previous.iter().enumerate().position(|(i, old)| {
+                !continued[i] && old.format == format && old.destination == addr
+            });
+            let stats = match kept {
+                Some(i) => {
+                    continued[i] = true;
+                    DestinationStats::continuing(&previous[i], output.rate_hz)
+                }
+                None => DestinationStats::new(format, addr, output.rate_hz),
+            };
+            destinations.push(
+                Destination::new(counters.len(), addr, socket)
+                    .counting_errors_after(stats.errors()),
+            );
+            counters.push(stats);
         }
         runtime_outputs.push(Output::new(format, output.rate_hz, destinations));
     }
@@ -156,8 +184,8 @@ pub fn start(
 static CURRENT: Mutex<Option<Arc<TelemetryStats>>> = Mutex::new(None);
 
 /// A copy of the running daemon's telemetry counters, for health output (`None` before the
-/// first start, and while no output is configured). Counters restart at zero with each start
-/// (a SIGHUP reload rebuilds the sender). Never called on the RT thread.
+/// first start, and while no output is configured). A SIGHUP reload rebuilds the sender; the
+/// destinations it keeps continue their counters. Never called on the RT thread.
 pub fn current_snapshot() -> Option<TelemetrySnapshot> {
     let current = CURRENT
         .lock()
@@ -184,11 +212,82 @@ pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> 
             output.destinations.join(", ")
         );
     }
-    let (stage, handle) = start(&outputs)?;
-    *CURRENT
+    let mut current = CURRENT
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(handle.stats());
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (stage, handle) = start_continuing(&outputs, current.as_deref())?;
+    *current = Some(handle.stats());
+    drop(current);
     // The thread ends by itself when the stage is dropped; the handle is not needed for that.
     drop(handle);
     Ok(vec![Box::new(stage)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rig_protocols::telemetry::Format;
+
+    fn native_to(destinations: &[SocketAddr]) -> TelemetryOutput {
+        let mut output = TelemetryOutput::default_native();
+        output.destinations = destinations.iter().map(ToString::to_string).collect();
+        output
+    }
+
+    #[test]
+    fn each_kept_destination_continues_its_own_counters_and_new_ones_start_at_zero() {
+        // Loopback ports that exist; nothing is sent in this test.
+        let receivers: Vec<UdpSocket> = (0..2)
+            .map(|_| UdpSocket::bind("127.0.0.1:0").unwrap())
+            .collect();
+        let (twice, added) = (
+            receivers[0].local_addr().unwrap(),
+            receivers[1].local_addr().unwrap(),
+        );
+        // The same destination listed twice before the reload, with different counts.
+        let previous = TelemetryStats::new(vec![
+            DestinationStats::new(Format::Native, twice, 60),
+            DestinationStats::new(Format::Native, twice, 60),
+        ]);
+        for _ in 0..3 {
+            previous.destinations[0].record_sent();
+        }
+        for _ in 0..5 {
+            previous.destinations[1].record_sent();
+        }
+        previous.destinations[1]
+            .record_error(&std::io::Error::from_raw_os_error(libc::ECONNREFUSED));
+
+        let (stage, handle) =
+            start_continuing(&[native_to(&[twice, twice, added])], Some(&previous)).unwrap();
+        let snapshot = handle.snapshot();
+        let counts: Vec<(u64, u64)> = snapshot
+            .destinations
+            .iter()
+            .map(|d| (d.sent, d.errors))
+            .collect();
+        assert_eq!(counts, vec![(3, 0), (5, 1), (0, 0)]);
+        assert_eq!(snapshot.destinations[1].errors_by_kind.refused, 1);
+        // Shared, not copied: what the previous sender still counts shows in the new one.
+        previous.destinations[0].record_sent();
+        assert_eq!(handle.snapshot().destinations[0].sent, 4);
+        drop(stage);
+        handle.join();
+    }
+
+    #[test]
+    fn another_format_to_the_same_address_starts_at_zero() {
+        let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let address = receiver.local_addr().unwrap();
+        let previous = TelemetryStats::new(vec![DestinationStats::new(
+            Format::OutGauge { id: None },
+            address,
+            60,
+        )]);
+        previous.destinations[0].record_sent();
+        let (stage, handle) = start_continuing(&[native_to(&[address])], Some(&previous)).unwrap();
+        assert_eq!(handle.snapshot().destinations[0].sent, 0);
+        drop(stage);
+        handle.join();
+    }
 }

@@ -94,6 +94,13 @@ impl Destination {
             errors_at_last_warning: 0,
         }
     }
+
+    /// The same, for counters that already hold `errors` (continued over a reload): the first
+    /// warning counts the errors after those.
+    pub fn counting_errors_after(mut self, errors: u64) -> Destination {
+        self.errors_at_last_warning = errors;
+        self
+    }
 }
 
 /// Frames taken from the channel per batch (and so packets per `sendmmsg` per destination).

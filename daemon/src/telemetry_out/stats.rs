@@ -3,9 +3,16 @@
 //! sender never blocks on a reader. Failed sends are also counted by kind
 //! ([`SendErrorKind`]: refused, no buffer space, unreachable, other), so health output can say
 //! whether a receiver is missing or the network is saturated.
+//!
+//! A destination's counters live as long as the destination stays configured: a SIGHUP reload
+//! rebuilds the sender, and a destination with the same format and address in the new
+//! configuration shares the counters of the old one ([`DestinationStats::continuing`]), so
+//! they go on from where they were (the old sender's last packets, sent while it winds down,
+//! land in them too). Only a new or changed destination starts at zero.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use rig_protocols::telemetry::Format;
 
@@ -92,6 +99,17 @@ impl ErrorCounts {
     }
 }
 
+/// The counting part of [`DestinationStats`]: shared by the senders of successive reloads for
+/// as long as the destination stays configured.
+#[derive(Debug, Default)]
+struct Counters {
+    sent: AtomicU64,
+    errors: AtomicU64,
+    errors_by_kind: [AtomicU64; SendErrorKind::ALL.len()],
+    /// `NO_ERROR` (the default), `NON_OS_ERROR` or an errno.
+    last_error: AtomicI32,
+}
+
 /// Counters of one (output, destination) pair.
 #[derive(Debug)]
 pub struct DestinationStats {
@@ -101,10 +119,7 @@ pub struct DestinationStats {
     pub destination: SocketAddr,
     /// Packets per second configured.
     pub rate_hz: u32,
-    sent: AtomicU64,
-    errors: AtomicU64,
-    errors_by_kind: [AtomicU64; SendErrorKind::ALL.len()],
-    last_error: AtomicI32,
+    counters: Arc<Counters>,
 }
 
 impl DestinationStats {
@@ -114,35 +129,49 @@ impl DestinationStats {
             format,
             destination,
             rate_hz,
-            sent: AtomicU64::new(0),
-            errors: AtomicU64::new(0),
-            errors_by_kind: Default::default(),
-            last_error: AtomicI32::new(NO_ERROR),
+            counters: Arc::default(),
+        }
+    }
+
+    /// The same destination in a rebuilt sender (a reload), at `rate_hz`: its counters are
+    /// `previous`'s and go on from where they are.
+    pub fn continuing(previous: &DestinationStats, rate_hz: u32) -> DestinationStats {
+        DestinationStats {
+            format: previous.format,
+            destination: previous.destination,
+            rate_hz,
+            counters: Arc::clone(&previous.counters),
         }
     }
 
     /// Counts one packet handed to the kernel.
     pub fn record_sent(&self) {
-        self.sent.fetch_add(1, Ordering::Relaxed);
+        self.counters.sent.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts one failed send; returns the error count so far.
     pub fn record_error(&self, err: &std::io::Error) -> u64 {
-        self.last_error.store(
+        let counters = &self.counters;
+        counters.last_error.store(
             err.raw_os_error().unwrap_or(NON_OS_ERROR),
             Ordering::Relaxed,
         );
-        self.errors_by_kind[SendErrorKind::of(err).index()].fetch_add(1, Ordering::Relaxed);
-        self.errors.fetch_add(1, Ordering::Relaxed) + 1
+        counters.errors_by_kind[SendErrorKind::of(err).index()].fetch_add(1, Ordering::Relaxed);
+        counters.errors.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Failed sends so far.
+    pub fn errors(&self) -> u64 {
+        self.counters.errors.load(Ordering::Relaxed)
     }
 
     fn kind_count(&self, kind: SendErrorKind) -> u64 {
-        self.errors_by_kind[kind.index()].load(Ordering::Relaxed)
+        self.counters.errors_by_kind[kind.index()].load(Ordering::Relaxed)
     }
 
     /// A consistent-enough copy for display (each counter is read atomically).
     pub fn snapshot(&self) -> DestinationSnapshot {
-        let last_error = match self.last_error.load(Ordering::Relaxed) {
+        let last_error = match self.counters.last_error.load(Ordering::Relaxed) {
             NO_ERROR => None,
             NON_OS_ERROR => Some("send failed".to_string()),
             errno => Some(std::io::Error::from_raw_os_error(errno).to_string()),
@@ -151,8 +180,8 @@ impl DestinationStats {
             format: self.format,
             destination: self.destination,
             rate_hz: self.rate_hz,
-            sent: self.sent.load(Ordering::Relaxed),
-            errors: self.errors.load(Ordering::Relaxed),
+            sent: self.counters.sent.load(Ordering::Relaxed),
+            errors: self.errors(),
             errors_by_kind: ErrorCounts {
                 refused: self.kind_count(SendErrorKind::Refused),
                 no_buffer: self.kind_count(SendErrorKind::NoBufferSpace),
