@@ -125,26 +125,20 @@ mod tests {
 
     /// A pseudo-terminal pair: (master, slave).
     fn pty_pair() -> (OwnedFd, OwnedFd) {
-        // SAFETY: posix_openpt/grantpt/unlockpt/ptsname_r are called on the descriptor just
-        // opened; each result is checked; the fds are owned by the returned values.
-        unsafe {
-            let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
-            assert!(master >= 0, "posix_openpt");
-            let master = OwnedFd::from_raw_fd(master);
-            assert_eq!(libc::grantpt(master.as_raw_fd()), 0);
-            assert_eq!(libc::unlockpt(master.as_raw_fd()), 0);
-            let mut name = [0 as libc::c_char; 128];
-            assert_eq!(
-                libc::ptsname_r(master.as_raw_fd(), name.as_mut_ptr(), name.len()),
-                0
-            );
-            let slave = libc::open(
-                name.as_ptr(),
-                libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
-            );
-            assert!(slave >= 0, "open the pty slave");
-            (master, OwnedFd::from_raw_fd(slave))
-        }
+        let (mut master, mut slave) = (-1, -1);
+        // SAFETY: openpty writes two descriptors; name, termios and size may be null.
+        let rc = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+        // SAFETY: both descriptors were just opened and are owned by nothing else.
+        unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
     }
 
     #[test]

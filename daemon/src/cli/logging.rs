@@ -9,12 +9,13 @@
 //! descriptor 2 itself (whatever a library prints to stderr), so nothing writes over the
 //! dashboard and nothing fails when the terminal closes (`eprintln!` panics on a hung-up
 //! terminal, and a panic inside ratatui's panic hook aborts); [`LogTarget::tell`] still
-//! reaches the terminal, and [`LogTarget::restore_stderr`] gives fd 2 back on exit. Level from
-//! `RUST_LOG` (default info).
+//! reaches the terminal (waiting at most [`TELL_TIMEOUT_MS`] for it to take the line, so a
+//! terminal that stopped reading cannot hold up the exit), and [`LogTarget::restore_stderr`]
+//! gives fd 2 back on exit. Level from `RUST_LOG` (default info).
 
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal, Write};
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -24,6 +25,11 @@ use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer, Registry};
+
+/// Longest wait for the terminal to take a [`LogTarget::tell`] line, ms: a terminal whose
+/// reader stopped (a stalled ssh connection, a stuck dashboard that filled its buffer) would
+/// otherwise block rigd's exit for good. The line is dropped then; the log file has it.
+pub const TELL_TIMEOUT_MS: i32 = 200;
 
 /// Longest notice kept, characters (the status line has one row).
 const NOTICE_MAX_CHARS: usize = 160;
@@ -48,14 +54,20 @@ pub enum LogTarget {
 
 impl LogTarget {
     /// Writes `rigd: text` to the terminal (the original stderr), ignoring failures: a closed
-    /// terminal must not turn a message into a panic.
+    /// terminal must not turn a message into a panic. While the log is a file, a terminal
+    /// that takes no output within [`TELL_TIMEOUT_MS`] does not get the line.
     pub fn tell(&self, text: &str) {
         let line = format!("rigd: {text}\n");
         let _ = match self {
             LogTarget::File {
                 terminal: Some(terminal),
                 ..
-            } => (&*terminal).write_all(line.as_bytes()),
+            } => {
+                if !writable_within(terminal.as_fd(), TELL_TIMEOUT_MS) {
+                    return;
+                }
+                (&*terminal).write_all(line.as_bytes())
+            }
             _ => std::io::stderr().write_all(line.as_bytes()),
         };
     }
@@ -72,6 +84,21 @@ impl LogTarget {
             unsafe { libc::dup2(terminal.as_raw_fd(), libc::STDERR_FILENO) };
         }
     }
+}
+
+/// True when `fd` takes output within `timeout_ms` (and has not hung up: then the write
+/// would only fail).
+fn writable_within(fd: BorrowedFd<'_>, timeout_ms: i32) -> bool {
+    let mut poll_fd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: `poll_fd` is a valid pollfd for the duration of the call; count is 1.
+    let ready = unsafe { libc::poll(&mut poll_fd, 1, timeout_ms) };
+    ready > 0
+        && poll_fd.revents & libc::POLLOUT != 0
+        && poll_fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) == 0
 }
 
 /// Points fd 2 at `log` and returns the terminal it was, or `None` (fd 2 unchanged) when the
@@ -252,7 +279,85 @@ impl Visit for MessageText {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use std::os::fd::OwnedFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::time::{Duration, Instant};
+
+    /// A pseudo-terminal pair: (master, slave).
+    fn pty_pair() -> (OwnedFd, OwnedFd) {
+        let (mut master, mut slave) = (-1, -1);
+        // SAFETY: openpty writes two descriptors; name, termios and size may be null.
+        let rc = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+        // SAFETY: both descriptors were just opened and are owned by nothing else.
+        unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
+    }
+
+    #[test]
+    fn telling_a_terminal_that_takes_no_output_gives_up() {
+        let (master, slave) = pty_pair();
+        // Fill the terminal's buffer through a second, non-blocking opening of it (nobody
+        // reads the master side), as a stalled ssh session would.
+        let filler = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(format!("/proc/self/fd/{}", slave.as_raw_fd()))
+            .unwrap();
+        // The pty moves data to the master's side in the background: fill until a whole
+        // round takes nothing.
+        loop {
+            let mut taken = 0;
+            while let Ok(n) = (&filler).write(&[b'x'; 4096]) {
+                taken += n;
+            }
+            if taken == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let target = LogTarget::File {
+            path: PathBuf::from("unused.log"),
+            terminal: Some(File::from(slave)),
+        };
+        let (done, finished) = std::sync::mpsc::channel();
+        let start = Instant::now();
+        std::thread::spawn(move || {
+            target.tell("the log of this run is in unused.log");
+            let _ = done.send(());
+        });
+        // Generous: the bound is 200 ms; a loaded 2-core machine may delay the thread.
+        finished
+            .recv_timeout(Duration::from_secs(10))
+            .expect("tell blocked on a terminal that takes no output");
+        assert!(start.elapsed() >= Duration::from_millis(TELL_TIMEOUT_MS as u64));
+        drop(master);
+    }
+
+    #[test]
+    fn telling_a_live_terminal_writes_the_line() {
+        let (master, slave) = pty_pair();
+        let target = LogTarget::File {
+            path: PathBuf::from("unused.log"),
+            terminal: Some(File::from(slave)),
+        };
+        target.tell("the log goes to unused.log");
+        let mut buffer = [0u8; 256];
+        // SAFETY: `buffer` is writable for its length; the master has the line ready.
+        let read = unsafe { libc::read(master.as_raw_fd(), buffer.as_mut_ptr().cast(), 256) };
+        let text = String::from_utf8_lossy(&buffer[..read.max(0) as usize]).into_owned();
+        assert!(
+            text.contains("rigd: the log goes to unused.log"),
+            "{text:?}"
+        );
+    }
 
     #[test]
     fn notices_carry_the_utc_time_and_level_and_fit_one_line() {
