@@ -5,7 +5,9 @@
 //! telemetry counters on its rig page; on exit the terminal says where the log is.
 //!
 //! Closing the terminal (ending the tmux server) stops rigd safely instead of leaving it
-//! running unseen.
+//! running unseen, with the dashboard or without it (then only the hang-up's SIGHUP can tell
+//! it); an operator's SIGHUP while the terminal is open stays a reload, and under `nohup` the
+//! hang-up leaves rigd running (docs/runtime.md, "SIGHUP: reload or hang-up").
 //!
 //! The config sends the native format to the dashboard's port and OutGauge to a closed port,
 //! so there is a warning to show and an error counter that grows. Waits poll the screen with
