@@ -21,16 +21,19 @@ pub const SESSION: &str = "test";
 /// Longest wait for something to show on the screen.
 pub const DEADLINE: Duration = Duration::from_secs(30);
 
-/// A private tmux server, ended on drop with everything in it.
+/// A private tmux server, ended on drop with everything in it (and its socket file, which
+/// tmux leaves behind).
 pub struct Tmux {
     socket: String,
+    socket_path: Option<std::path::PathBuf>,
 }
 
 impl Tmux {
     /// A server named after `name` running `command` in a pane of `columns` x `rows` cells.
     pub fn start(name: &str, (columns, rows): (u16, u16), command: &str) -> Tmux {
-        let tmux = Tmux {
+        let mut tmux = Tmux {
             socket: format!("{name}-{}", std::process::id()),
+            socket_path: None,
         };
         let status = tmux
             .command()
@@ -40,6 +43,8 @@ impl Tmux {
             .status()
             .expect("tmux must be installed to run this test (apt-get install tmux)");
         assert!(status.success(), "tmux new-session failed");
+        let socket_path = tmux.display("#{socket_path}");
+        tmux.socket_path = (!socket_path.is_empty()).then(|| socket_path.into());
         tmux
     }
 
@@ -142,6 +147,9 @@ impl Drop for Tmux {
             }
         }
         self.kill_server();
+        if let Some(path) = &self.socket_path {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
