@@ -2,7 +2,7 @@
 //! within 100 ms; SIGHUP with a valid file reloads (RELOADING=1, READY=1 again), with an
 //! invalid file logs every problem and keeps running on the old configuration; the telemetry
 //! counters of a destination the reload keeps go on (real UDP on loopback), a new one's start
-//! at zero.
+//! at zero; a valid file that cannot start goes back to the running configuration.
 
 mod support;
 
@@ -217,4 +217,49 @@ fn a_reload_continues_the_counters_of_the_destinations_it_keeps() {
     signal(&child, libc::SIGTERM);
     let status = wait_exit(&mut child, Duration::from_secs(5));
     assert_eq!(status.code(), Some(0), "{}", stderr_of(&mut child));
+}
+
+#[test]
+fn sighup_with_a_valid_file_that_cannot_start_goes_back_to_the_running_one() {
+    let dir = TempDir::new("sighup-unstartable");
+    let config = dir.file("rigd.toml", TEST_CONFIG);
+    let notify = NotifySocket::bind(&dir.0);
+    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[]));
+    notify.wait_for("READY=1", Duration::from_secs(20));
+
+    // Valid (check-config passes it), but a link-local IPv6 address without an interface
+    // cannot be sent to from any socket: the new outputs fail to start.
+    std::fs::write(
+        &config,
+        format!(
+            "{TEST_CONFIG}[[telemetry]]\nformat = \"native\"\ndestinations = [\"[fe80::1]:29999\"]\n"
+        ),
+    )
+    .unwrap();
+    signal(&child, libc::SIGHUP);
+    notify.wait_for("RELOADING=1", Duration::from_secs(10));
+    notify.wait_for(
+        "STATUS=reload failed, running the previous configuration",
+        Duration::from_secs(10),
+    );
+    let live = status_where(&notify, Duration::from_secs(5), |_| true);
+    assert!(!live.starts_with("STATUS=0 Hz"), "{live}");
+    assert!(
+        child.0.try_wait().unwrap().is_none(),
+        "rigd must keep running after a reload that could not start"
+    );
+
+    signal(&child, libc::SIGTERM);
+    let status = wait_exit(&mut child, Duration::from_secs(5));
+    let stderr = stderr_of(&mut child);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("reload failed: cannot start the outputs"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("running the previous configuration again"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("configuration reloaded"), "{stderr}");
 }

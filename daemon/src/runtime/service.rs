@@ -13,9 +13,11 @@
 //! process exits. A closed terminal (the hang-up's SIGHUP, or the display seeing it) and the
 //! dashboard's `q` do the same. Every wait on the way out is bounded (RT thread
 //! [`super::rt_thread::STOP_TIMEOUT`], display [`display::DISPLAY_STOP_TIMEOUT`], watchdog one
-//! check period). SIGHUP from an operator: a valid new file safe-stops the stages (`Reload`), rebuilds them
-//! (the world too when `[sim]` or the rate changed) and restarts the loop; an invalid one is
-//! logged and the running configuration stays. A changed `[loop] core` is applied in between,
+//! check period). SIGHUP from an operator: a valid new file safe-stops the stages (`Reload`),
+//! rebuilds them (the world too when `[sim]` or the rate changed) and restarts the loop; an
+//! invalid one is logged and the running configuration stays; a valid one that cannot start
+//! here (an address or device that is not there) is logged and the previous configuration is
+//! started again on the same world. A changed `[loop] core` is applied in between,
 //! while no RT thread runs: every existing thread moves off the new core (see
 //! `apply_process_changes`).
 
@@ -122,23 +124,58 @@ struct Session {
     _inputs: InputThreads,
 }
 
+/// A session that could not start, with what it was given back so that another configuration
+/// can start on them (the world keeps its cars where they are; the slots keep their readers).
+/// `slots` is `None` only when the RT thread itself could not be spawned and took them along.
+struct StartFailure {
+    error: anyhow::Error,
+    sim: Option<Simulation>,
+    slots: Option<FrameSlots>,
+}
+
 /// Builds the parts for `config` (reusing `previous_sim` when `[sim]` and the rate are
-/// unchanged) and starts the RT thread.
+/// unchanged) and starts the RT thread. The fallible set-up (devices, outputs, a new world)
+/// runs before anything is consumed, so a failure hands `previous_sim` and `slots` back.
 fn start_session(
     config: Config,
     previous_sim: Option<Simulation>,
     slots: FrameSlots,
     shared: &Arc<LoopShared>,
     stall_after: Option<Duration>,
-) -> Result<(Session, Vec<NotGranted>)> {
-    let sim = match previous_sim {
-        Some(sim) if sim.built_from(&config.sim, config.realtime.rate_hz) => sim,
-        _ => Simulation::build(&config.sim, config.realtime.rate_hz)?,
+) -> Result<(Session, Vec<NotGranted>), StartFailure> {
+    let fail = |error: anyhow::Error, sim: Option<Simulation>, slots: FrameSlots| StartFailure {
+        error,
+        sim,
+        slots: Some(slots),
     };
     let (input_writer, input_reader) = crate::handoff::latest_value(PlayerInput::DISCONNECTED);
-    let inputs =
-        start_input_threads(&config, input_writer).context("cannot start the input devices")?;
-    let stages = build_output_stages(&config).context("cannot start the outputs")?;
+    let inputs = match start_input_threads(&config, input_writer) {
+        Ok(inputs) => inputs,
+        Err(e) => {
+            return Err(fail(
+                e.context("cannot start the input devices"),
+                previous_sim,
+                slots,
+            ))
+        }
+    };
+    let stages = match build_output_stages(&config) {
+        Ok(stages) => stages,
+        Err(e) => {
+            return Err(fail(
+                e.context("cannot start the outputs"),
+                previous_sim,
+                slots,
+            ))
+        }
+    };
+    let sim = match previous_sim {
+        Some(sim) if sim.built_from(&config.sim, config.realtime.rate_hz) => sim,
+        previous => match Simulation::build(&config.sim, config.realtime.rate_hz) {
+            Ok(sim) => sim,
+            Err(e) => return Err(fail(e.into(), previous, slots)),
+        },
+    };
     let parts = LoopParts {
         sim,
         stages,
@@ -148,7 +185,15 @@ fn start_session(
     let mut timing = LoopTiming::from_config(&config.realtime);
     timing.stall_after_ns = stall_after.map(|d| d.as_nanos() as u64);
     shared.request(Command::Run);
-    let (rt, refused) = RtThread::start(parts, timing, shared.clone(), &config.realtime)?;
+    // A thread that cannot be spawned takes the parts with it: nothing is left to fall back on.
+    let (rt, refused) =
+        RtThread::start(parts, timing, shared.clone(), &config.realtime).map_err(|error| {
+            StartFailure {
+                error,
+                sim: None,
+                slots: None,
+            }
+        })?;
     Ok((
         Session {
             config,
@@ -258,7 +303,8 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let stall_timeout = Duration::from_millis(u64::from(config.realtime.stall_timeout_ms));
     let prepared_display = options.display.then(|| display::prepare(&config.telemetry));
     let (mut session, rt_refused) =
-        start_session(config, None, slots, &shared, options.stall_after)?;
+        start_session(config, None, slots, &shared, options.stall_after)
+            .map_err(|failure| failure.error)?;
     refused.extend(rt_refused);
     if let Some(warning) = rt_setup::warning(&refused) {
         tracing::warn!("{warning}");
@@ -428,13 +474,41 @@ fn reload(
     };
     notifier.send("RELOADING=1");
     let old_config = session.config.clone();
+    let new_loop = new_config.realtime.clone();
     let (sim, slots, _) = stop_session(session, shared, Command::Reload)?;
-    apply_process_changes(&old_config.realtime, &new_config.realtime, pm_qos);
-    let (session, refused) = start_session(new_config, Some(sim), slots, shared, None)?;
+    apply_process_changes(&old_config.realtime, &new_loop, pm_qos);
+    let mut status = "STATUS=reloaded";
+    let (session, refused) = match start_session(new_config, Some(sim), slots, shared, None) {
+        Ok(started) => {
+            tracing::info!("configuration reloaded");
+            started
+        }
+        Err(failure) => {
+            // The new file is valid but cannot run here (a device or address that is not
+            // there): go back to the configuration that was running a moment ago.
+            tracing::error!("reload failed: {:#}", failure.error);
+            let Some(slots) = failure.slots else {
+                return Err(failure.error);
+            };
+            apply_process_changes(&new_loop, &old_config.realtime, pm_qos);
+            let restarted =
+                start_session(old_config, failure.sim, slots, shared, None).map_err(|again| {
+                    again.error.context(
+                        "the previous configuration could not be restarted either after a \
+                             failed reload",
+                    )
+                })?;
+            tracing::warn!(
+                "reload failed: running the previous configuration again; fix the file and \
+                 send SIGHUP again"
+            );
+            status = "STATUS=reload failed, running the previous configuration";
+            restarted
+        }
+    };
     if let Some(warning) = rt_setup::warning(&refused) {
         tracing::warn!("{warning}");
     }
-    notifier.send("READY=1\nSTATUS=reloaded");
-    tracing::info!("configuration reloaded");
+    notifier.send(&format!("READY=1\n{status}"));
     Ok(session)
 }

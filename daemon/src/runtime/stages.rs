@@ -17,12 +17,9 @@ use crate::rt_stage::RtStage;
 pub fn build_output_stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
     let mut stages: Vec<Box<dyn RtStage>> = Vec::new();
 
-    // ---- Output registrations: one line per feature, e.g.
-    //      stages.extend(crate::telemetry_out::stages(config)?);
     stages.extend(crate::telemetry_out::stages(config)?);
     stages.extend(crate::motion::stages(config)?);
     stages.extend(crate::ffb::stages(config)?);
-    // ---- end of output registrations.
 
     Ok(stages)
 }

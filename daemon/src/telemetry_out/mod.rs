@@ -53,14 +53,14 @@ pub enum TelemetryError {
     },
     /// A socket could not be opened or configured.
     #[error(
-        "telemetry to {destination}: cannot set up the UDP socket: {source} (fix: check the \
+        "telemetry to {destination}: cannot set up the UDP socket: {error} (fix: check the \
          address is reachable from this machine and the network is up)"
     )]
     Socket {
         /// The destination.
         destination: SocketAddr,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (in the message, so not also a `source` that would print it twice).
+        error: std::io::Error,
     },
     /// The sender thread could not be started.
     #[error("cannot start the telemetry sender thread: {0} (fix: check process limits)")]
@@ -93,9 +93,9 @@ impl TelemetryHandle {
 }
 
 fn open_socket(addr: SocketAddr, multicast_ttl: u32) -> Result<UdpSocket, TelemetryError> {
-    let err = |source| TelemetryError::Socket {
+    let err = |error| TelemetryError::Socket {
         destination: addr,
-        source,
+        error,
     };
     let local: SocketAddr = match addr.ip() {
         IpAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
