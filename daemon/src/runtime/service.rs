@@ -142,11 +142,13 @@ fn start_session(
     slots: FrameSlots,
     shared: &Arc<LoopShared>,
     stall_after: Option<Duration>,
-) -> Result<(Session, Vec<NotGranted>), StartFailure> {
-    let fail = |error: anyhow::Error, sim: Option<Simulation>, slots: FrameSlots| StartFailure {
-        error,
-        sim,
-        slots: Some(slots),
+) -> Result<(Session, Vec<NotGranted>), Box<StartFailure>> {
+    let fail = |error: anyhow::Error, sim: Option<Simulation>, slots: FrameSlots| {
+        Box::new(StartFailure {
+            error,
+            sim,
+            slots: Some(slots),
+        })
     };
     let (input_writer, input_reader) = crate::handoff::latest_value(PlayerInput::DISCONNECTED);
     let inputs = match start_input_threads(&config, input_writer) {
@@ -188,11 +190,11 @@ fn start_session(
     // A thread that cannot be spawned takes the parts with it: nothing is left to fall back on.
     let (rt, refused) =
         RtThread::start(parts, timing, shared.clone(), &config.realtime).map_err(|error| {
-            StartFailure {
+            Box::new(StartFailure {
                 error,
                 sim: None,
                 slots: None,
-            }
+            })
         })?;
     Ok((
         Session {
