@@ -10,12 +10,11 @@
 //! `mu_x`/`mu_y` (lambda_mu), which carry the tyre's own grip scale times the surface's.
 //! Units: N, N m, m, rad. Equations: Pacejka, *Tyre and Vehicle Dynamics* (2006) ch. 4.3.2.
 //!
-//! Speed (this runs for every wheel every step): atan/sin/cos of small arguments, which the
-//! weighting functions' normalisers always have and most slips have in normal driving, use
-//! Taylor series accurate to the last bits ([`crate::math::atan`] and friends), not the
-//! library calls; cos(atan x) and sin(2 atan x) are algebraic.
+//! Speed (this runs for every wheel every step): atan (every argument), exp and sin/cos of
+//! small arguments use [`crate::math`]'s versions (table reduction and series, within a few
+//! ulp of the library's), not the library calls; cos(atan x) and sin(2 atan x) are algebraic.
 
-use crate::math::{atan, cos, sin, SMALL_ANGLE};
+use crate::math::{atan, cos, exp, sin, SMALL_ANGLE};
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
@@ -306,7 +305,7 @@ impl Mf61 {
         let c = self.pcx1;
         let d = (self.pdx1 + self.pdx2 * dfz) * mu_scale * fz;
         let e_base = self.pex1 + self.pex2 * dfz + self.pex3 * dfz * dfz;
-        let k = fz * (self.pkx1 + self.pkx2 * dfz) * (self.pkx3 * dfz).exp();
+        let k = fz * (self.pkx1 + self.pkx2 * dfz) * exp(self.pkx3 * dfz);
         LongCurve {
             b: k / (c * d + EPS),
             c,
@@ -387,7 +386,7 @@ impl Mf61 {
     /// Longitudinal slip stiffness dFx0/dkappa at zero slip, N (the `K_x` of the MF).
     pub fn long_slip_stiffness(&self, fz_n: f64) -> f64 {
         let dfz = self.dfz(fz_n);
-        fz_n * (self.pkx1 + self.pkx2 * dfz) * (self.pkx3 * dfz).exp()
+        fz_n * (self.pkx1 + self.pkx2 * dfz) * exp(self.pkx3 * dfz)
     }
 
     /// Cornering stiffness dFy0/dalpha at zero slip, N/rad (negative with ISO signs: the
