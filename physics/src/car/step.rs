@@ -41,21 +41,7 @@ struct WheelWork {
 impl Car {
     /// Advances the car by `dt_s` (at most a few ms) on `track`. No allocation.
     pub fn step(&mut self, track: &Track, dt_s: f64) {
-        let before = self.state;
         self.integrate(track, dt_s);
-        if !state_is_finite(&self.state) {
-            // A fault must never leave the car: restore and bring it to rest.
-            self.state = CarState {
-                velocity: Vec3::ZERO,
-                angular_velocity_body: Vec3::ZERO,
-                wheel_vertical_velocity: [0.0; 4],
-                wheel_omega: [0.0; 4],
-                slip: Default::default(),
-                ..before
-            };
-            self.telemetry = Default::default();
-            self.refresh_track_coord(track);
-        }
         self.time_s += dt_s;
         self.telemetry.time_s = self.time_s;
         // Gear requests are edges: apply each once.
@@ -191,7 +177,7 @@ impl Car {
         let mut force = Vec3::ZERO;
         let mut torque = Vec3::ZERO;
         let mut wheel_accel = [0.0; 4];
-        let mut next = st;
+        // `self.state` becomes the new state from here on (`st` keeps the old one).
         let gravity_z = GRAVITY.dot(zb);
         for i in 0..4 {
             let w = &mut work[i];
@@ -200,12 +186,12 @@ impl Car {
             } else {
                 0.0
             };
-            next.wheel_omega[i] = omega1;
+            self.state.wheel_omega[i] = omega1;
             if w.load > 0.0 {
                 w.forces.fx += w.dfx_domega * (omega1 - st.wheel_omega[i]);
-                next.slip[i].commit(&self.tyre, w.vx, w.vy, omega1, w.radius, dt);
+                self.state.slip[i].commit(&self.tyre, w.vx, w.vy, omega1, w.radius, dt);
             } else {
-                next.slip[i] = Default::default();
+                self.state.slip[i] = Default::default();
             }
             let tyre_force = w.forward * w.forces.fx + w.lateral * w.forces.fy + w.normal * w.load;
             let along_z = tyre_force.dot(zb);
@@ -283,45 +269,62 @@ impl Car {
         let gyro = w_body.cross(self.inertia.mul_vec(w_body));
         let alpha_body = self.inverse_inertia.mul_vec(tau_body - gyro);
 
-        next.velocity = st.velocity + accel * dt;
-        next.angular_velocity_body = w_body + alpha_body * dt;
-        for (v, a) in next.wheel_vertical_velocity.iter_mut().zip(wheel_accel) {
+        self.state.velocity = st.velocity + accel * dt;
+        self.state.angular_velocity_body = w_body + alpha_body * dt;
+        for (v, a) in self
+            .state
+            .wheel_vertical_velocity
+            .iter_mut()
+            .zip(wheel_accel)
+        {
             *v += a * dt;
         }
-        let barrier = self.barrier_response(track, &rot, &mut next);
-        // From the barrier-corrected position (`next` started at `st`): a penetration push
+        let barrier = self.barrier_response(track, &rot);
+        // From the barrier-corrected position (the new state started at `st`): a penetration push
         // must not be overwritten, or a car scraping a narrowing barrier ends up beyond it.
-        next.position += next.velocity * dt;
-        next.orientation = st
+        self.state.position += self.state.velocity * dt;
+        self.state.orientation = st
             .orientation
-            .integrate_body_rate(next.angular_velocity_body, dt);
+            .integrate_body_rate(self.state.angular_velocity_body, dt);
 
         // Travel from the unsprung masses' motion relative to the body; hard limits carry
         // the wheel with the body.
-        let omega_w1 = rot.mul_vec(next.angular_velocity_body);
+        let omega_w1 = rot.mul_vec(self.state.angular_velocity_body);
         for (i, w) in work.iter().enumerate() {
             let corner = &self.corners[i];
-            let body_z = (next.velocity + omega_w1.cross(hardpoints[i])).dot(zb);
-            let s_dot = next.wheel_vertical_velocity[i] - body_z;
+            let body_z = (self.state.velocity + omega_w1.cross(hardpoints[i])).dot(zb);
+            let s_dot = self.state.wheel_vertical_velocity[i] - body_z;
             let s = st.travel[i] + s_dot * dt;
             let travel_max = corner.suspension.travel_m;
             if w.at_limit {
                 // Held by the limit: stays there, moving with the body (else it drifts off the
                 // limit by micrometres and back, a two-step ripple of the body).
-                next.travel[i] = st.travel[i];
-                next.wheel_vertical_velocity[i] = body_z;
+                self.state.travel[i] = st.travel[i];
+                self.state.wheel_vertical_velocity[i] = body_z;
             } else if s < 0.0 {
-                next.travel[i] = 0.0;
-                next.wheel_vertical_velocity[i] = body_z;
+                self.state.travel[i] = 0.0;
+                self.state.wheel_vertical_velocity[i] = body_z;
             } else if s > travel_max {
-                next.travel[i] = travel_max;
-                next.wheel_vertical_velocity[i] = body_z;
+                self.state.travel[i] = travel_max;
+                self.state.wheel_vertical_velocity[i] = body_z;
             } else {
-                next.travel[i] = s;
+                self.state.travel[i] = s;
             }
         }
-        self.state = next;
         self.fill_telemetry(track, &work, accel, rim, barrier);
+        if !state_is_finite(&self.state) {
+            // A fault must never leave the car: restore and bring it to rest.
+            self.state = CarState {
+                velocity: Vec3::ZERO,
+                angular_velocity_body: Vec3::ZERO,
+                wheel_vertical_velocity: [0.0; 4],
+                wheel_omega: [0.0; 4],
+                slip: Default::default(),
+                ..st
+            };
+            self.telemetry = Default::default();
+            self.refresh_track_coord(track);
+        }
     }
 
     fn fill_telemetry(
