@@ -11,6 +11,7 @@ use crate::spec::GRAVITY_MPS2;
 use crate::telemetry::{SurfaceKind, WheelTelemetry};
 use crate::track::Track;
 use crate::tyre::mf61::TyreForces;
+use crate::tyre::SlipPrediction;
 
 const GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -GRAVITY_MPS2);
 
@@ -29,6 +30,8 @@ struct WheelWork {
     alpha: f64,
     dfx_domega: f64,
     forces: TyreForces,
+    /// This step's slips (committed with the new spin rate).
+    slip: SlipPrediction,
     surface: SurfaceKind,
     steer: f64,
     suspension_force: f64,
@@ -142,6 +145,7 @@ impl Car {
                 w.vx = v_cp.dot(w.forward);
                 w.vy = v_cp.dot(w.lateral);
                 let pred = st.slip[i].predict(&self.tyre, w.vx, w.vy, omega0, w.radius, dt);
+                w.slip = pred;
                 w.kappa = pred.kappa_at_omega0;
                 w.alpha = math::atan(pred.alpha);
                 // Right-side tyres are mounted mirrored: their ply-steer and conicity offsets
@@ -189,7 +193,7 @@ impl Car {
             self.state.wheel_omega[i] = omega1;
             if w.load > 0.0 {
                 w.forces.fx += w.dfx_domega * (omega1 - st.wheel_omega[i]);
-                self.state.slip[i].commit(&self.tyre, w.vx, w.vy, omega1, w.radius, dt);
+                self.state.slip[i].commit(&self.tyre, &w.slip, w.vx, omega1, w.radius, dt);
             } else {
                 self.state.slip[i] = Default::default();
             }
