@@ -13,7 +13,7 @@
 pub mod mf61;
 
 use crate::data::{invalid, DataError};
-use mf61::{GripScale, Mf61, TyreForces, PACEJKA_2006_205_60R15};
+use mf61::{GripScale, Mf61, PreparedMf61, TyreForces, PACEJKA_2006_205_60R15};
 use serde::Deserialize;
 
 /// Speed below which the low-speed slip damping is active (fading linearly to 0 here), m/s.
@@ -138,6 +138,8 @@ impl TyreSpec {
 pub struct Tyre {
     /// Magic Formula coefficients.
     pub mf: Mf61,
+    /// `mf` prepared for evaluation (what [`Tyre::forces`] uses; built by [`Tyre::new`]).
+    pub prepared_mf: PreparedMf61,
     /// The tyre's own friction scales.
     pub grip: GripScale,
     /// Unloaded radius, m.
@@ -183,6 +185,7 @@ impl Tyre {
         let rim_stiffness = RIM_STIFFNESS_FACTOR * spec.vertical_stiffness_n_per_m;
         Tyre {
             mf,
+            prepared_mf: mf.prepare(),
             grip: GripScale {
                 mu_x: spec.grip_scale_long,
                 mu_y: spec.grip_scale_lat,
@@ -225,7 +228,7 @@ impl Tyre {
             mu_x: self.grip.mu_x * surface_grip,
             mu_y: self.grip.mu_y * surface_grip,
         };
-        self.mf
+        self.prepared_mf
             .combined(kappa, alpha, fz_n.min(self.fz_max_n), grip)
     }
 }
