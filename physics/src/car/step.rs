@@ -26,17 +26,14 @@ struct WheelWork {
     radius: f64,
     vx: f64,
     vy: f64,
-    kappa: f64,
     alpha: f64,
     dfx_domega: f64,
     forces: TyreForces,
     /// This step's slips (committed with the new spin rate).
     slip: SlipPrediction,
     surface: SurfaceKind,
-    steer: f64,
     suspension_force: f64,
     travel_rate: f64,
-    brake_nm: f64,
     /// The wheel is held at a travel limit this step (rides with the body).
     at_limit: bool,
 }
@@ -63,8 +60,6 @@ impl Car {
         let rim = self.steering.rim_angle(controls.steering);
         self.steering
             .update_front_angles(rim, &mut self.front_angles);
-        let [steer_l, steer_r] = self.front_angles.angles_rad;
-        let steer = [steer_l, steer_r, 0.0, 0.0];
         let [front_l, front_r] = self.front_angles.sin_cos;
         let steer_sin_cos = [front_l, front_r, (0.0, 1.0), (0.0, 1.0)];
         let brake_nm = self.brakes.step(
@@ -124,9 +119,7 @@ impl Car {
             let v_body_wc = st.velocity + omega_w.cross(r_wc);
             let v_wc = v_body_wc + zb * (st.wheel_vertical_velocity[i] - v_body_wc.dot(zb));
             w.normal = n;
-            w.steer = steer[i];
             w.surface = ground.surface.kind;
-            w.brake_nm = brake_nm[i];
             w.radius = self.tyre.radius_m - deflection.max(0.0);
             let (sin_d, cos_d) = steer_sin_cos[i];
             let heading = xb * cos_d + yb * sin_d;
@@ -146,7 +139,6 @@ impl Car {
                 w.vy = v_cp.dot(w.lateral);
                 let pred = st.slip[i].predict(&self.tyre, w.vx, w.vy, omega0, w.radius, dt);
                 w.slip = pred;
-                w.kappa = pred.kappa_at_omega0;
                 w.alpha = math::atan(pred.alpha);
                 // Right-side tyres are mounted mirrored: their ply-steer and conicity offsets
                 // cancel the left side's, so a straight car runs straight.
@@ -315,7 +307,7 @@ impl Car {
                 self.state.travel[i] = s;
             }
         }
-        self.fill_telemetry(track, &work, accel, rim, barrier);
+        self.fill_telemetry(track, &work, brake_nm, accel, rim, barrier);
         if !state_is_finite(&self.state) {
             // A fault must never leave the car: restore and bring it to rest.
             self.state = CarState {
@@ -335,6 +327,7 @@ impl Car {
         &mut self,
         track: &Track,
         work: &[WheelWork; 4],
+        brake_nm: [f64; 4],
         accel_world: Vec3,
         rim_angle: f64,
         barrier: bool,
@@ -352,23 +345,25 @@ impl Car {
         t.specific_force_body_mps2 = rot.transpose_mul_vec(accel_world - GRAVITY).to_array();
         t.speed_mps = st.velocity.length();
         let drive = self.drivetrain.drive_torques_nm();
+        let [steer_l, steer_r] = self.front_angles.angles_rad;
+        let steer = [steer_l, steer_r, 0.0, 0.0];
         for i in 0..4 {
             let w = &work[i];
             t.wheels[i] = WheelTelemetry {
                 load_n: w.load,
-                slip_ratio: w.kappa,
+                slip_ratio: w.slip.kappa_at_omega0,
                 slip_angle_rad: w.alpha,
                 force_long_n: w.forces.fx,
                 force_lat_n: w.forces.fy,
                 aligning_moment_nm: w.forces.mz,
                 angular_velocity_radps: st.wheel_omega[i],
                 radius_m: w.radius,
-                steer_angle_rad: w.steer,
+                steer_angle_rad: steer[i],
                 suspension_travel_m: st.travel[i],
                 suspension_velocity_mps: w.travel_rate,
                 temperature_c: PLACEHOLDER_TYRE_TEMPERATURE_C,
                 drive_torque_nm: drive[i],
-                brake_torque_nm: w.brake_nm,
+                brake_torque_nm: brake_nm[i],
                 surface: w.surface,
                 in_contact: w.load > 0.0,
             };
