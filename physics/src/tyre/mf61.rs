@@ -10,9 +10,12 @@
 //! `mu_x`/`mu_y` (lambda_mu), which carry the tyre's own grip scale times the surface's.
 //! Units: N, N m, m, rad. Equations: Pacejka, *Tyre and Vehicle Dynamics* (2006) ch. 4.3.2.
 //!
-//! Speed (this runs for every wheel every step): atan (every argument), exp and sin/cos of
-//! small arguments use [`crate::math`]'s versions (table reduction and series, within a few
-//! ulp of the library's), not the library calls; cos(atan x) and sin(2 atan x) are algebraic.
+//! Speed (this runs for every wheel every step): the constant coefficient combinations are
+//! worked out once ([`PreparedMf61`]); sin/cos(C atan phi) for |phi| <= 0.1 is one power
+//! series per shape factor (`Shape`, coefficients from set-up); atan (every argument), exp and
+//! sin/cos of small arguments use [`crate::math`]'s versions (table reduction and series,
+//! within a few ulp of the library's), not the library calls; cos(atan x) and sin(2 atan x)
+//! are algebraic.
 
 use crate::math::{atan, cos, exp, sin, SMALL_ANGLE};
 
@@ -255,28 +258,125 @@ fn sin_cos_c_atan(c: f64, phi: f64) -> (f64, f64) {
     (sin_n * cos_r + cos_n * sin_r, cos_n * cos_r - sin_n * sin_r)
 }
 
+/// Largest |phi| for which [`Shape`] sums its power series (they converge for |phi| < 1;
+/// at 0.1 nine terms leave a truncation below 1e-17).
+const SHAPE_SERIES_PHI_MAX: f64 = 0.1;
+/// Terms of each [`Shape`] series (powers z^0..z^8 of z = phi^2).
+const SHAPE_SERIES_TERMS: usize = 9;
+
+/// sin and cos of C atan(phi) for one shape factor C. For |phi| <= 0.1 (the weighting
+/// functions' normalisers always, most slips in normal driving) one power series in
+/// z = phi^2 each, with C-dependent coefficients worked out at set-up, replaces atan plus
+/// sin/cos: (1 + i phi)^C = (1 + z)^(C/2) e^(i C atan phi), so cos(C atan phi) is
+/// Re((1 + i phi)^C) (1 + z)^(-C/2) and sin(C atan phi) = phi Im((1 + i phi)^C / phi)
+/// (1 + z)^(-C/2), both binomial series multiplied out. Larger phi go through
+/// [`sin_cos_c_atan`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shape {
+    c: f64,
+    /// cos(C atan phi) = sum cos_terms[n] z^n.
+    cos_terms: [f64; SHAPE_SERIES_TERMS],
+    /// sin(C atan phi) = phi sum sin_terms[n] z^n.
+    sin_terms: [f64; SHAPE_SERIES_TERMS],
+}
+
+impl Shape {
+    fn new(c: f64) -> Shape {
+        // binomial(a, k) for k = 0..n, by the recurrence binomial(a, k) = binomial(a, k - 1)
+        // (a - k + 1) / k.
+        let binomials = |a: f64| {
+            let mut out = [0.0; 2 * SHAPE_SERIES_TERMS];
+            let mut value = 1.0;
+            for (k, slot) in out.iter_mut().enumerate() {
+                if k > 0 {
+                    value *= (a - (k as f64 - 1.0)) / k as f64;
+                }
+                *slot = value;
+            }
+            out
+        };
+        let power = binomials(c);
+        let damping = binomials(-0.5 * c);
+        let mut cos_terms = [0.0; SHAPE_SERIES_TERMS];
+        let mut sin_terms = [0.0; SHAPE_SERIES_TERMS];
+        for n in 0..SHAPE_SERIES_TERMS {
+            for j in 0..=n {
+                // i^(2j) = (-1)^j: the even powers of (1 + i phi)^C are real, the odd ones
+                // (over phi) imaginary.
+                let sign = if j % 2 == 0 { 1.0 } else { -1.0 };
+                cos_terms[n] += sign * power[2 * j] * damping[n - j];
+                sin_terms[n] += sign * power[2 * j + 1] * damping[n - j];
+            }
+        }
+        Shape {
+            c,
+            cos_terms,
+            sin_terms,
+        }
+    }
+
+    /// (sin, cos) of C atan(phi).
+    #[inline(always)]
+    fn sin_cos(&self, phi: f64) -> (f64, f64) {
+        if phi.abs() <= SHAPE_SERIES_PHI_MAX {
+            let z = phi * phi;
+            (phi * series(&self.sin_terms, z), series(&self.cos_terms, z))
+        } else {
+            sin_cos_c_atan(self.c, phi)
+        }
+    }
+
+    /// cos(C atan(phi)).
+    #[inline(always)]
+    fn cos(&self, phi: f64) -> f64 {
+        if phi.abs() <= SHAPE_SERIES_PHI_MAX {
+            series(&self.cos_terms, phi * phi)
+        } else if self.c == 1.0 {
+            // cos(atan(phi)) without trigonometry.
+            1.0 / (1.0 + phi * phi).sqrt()
+        } else {
+            sin_cos_c_atan(self.c, phi).1
+        }
+    }
+
+    /// sin(C atan(phi)).
+    #[inline(always)]
+    fn sin(&self, phi: f64) -> f64 {
+        if phi.abs() <= SHAPE_SERIES_PHI_MAX {
+            phi * series(&self.sin_terms, phi * phi)
+        } else {
+            sin_cos_c_atan(self.c, phi).0
+        }
+    }
+}
+
+/// sum terms[n] z^n by Estrin's scheme (pairs, then powers z^2, z^4, z^8).
+#[inline(always)]
+fn series(t: &[f64; SHAPE_SERIES_TERMS], z: f64) -> f64 {
+    let z2 = z * z;
+    let z4 = z2 * z2;
+    ((t[0] + t[1] * z) + z2 * (t[2] + t[3] * z))
+        + z4 * ((t[4] + t[5] * z) + z2 * (t[6] + t[7] * z))
+        + z4 * z4 * t[8]
+}
+
 /// Magic Formula sine version with curvature: D sin(C atan(Bx - E (Bx - atan Bx))).
 #[inline]
-fn magic_sin(b: f64, c: f64, d: f64, e: f64, x: f64) -> f64 {
+fn magic_sin(b: f64, shape: &Shape, d: f64, e: f64, x: f64) -> f64 {
     let bx = b * x;
-    d * sin_cos_c_atan(c, bx - e * (bx - atan(bx))).0
+    d * shape.sin(bx - e * (bx - atan(bx)))
 }
 
 /// Magic Formula cosine weighting: cos(C atan(Bx - E (Bx - atan Bx))).
 #[inline]
-fn magic_cos(b: f64, c: f64, e: f64, x: f64) -> f64 {
+fn magic_cos(b: f64, shape: &Shape, e: f64, x: f64) -> f64 {
     let bx = b * x;
     let phi = if e == 0.0 {
         bx
     } else {
         bx - e * (bx - atan(bx))
     };
-    if c == 1.0 {
-        // cos(atan(phi)) without trigonometry.
-        1.0 / (1.0 + phi * phi).sqrt()
-    } else {
-        sin_cos_c_atan(c, phi).1
-    }
+    shape.cos(phi)
 }
 
 /// cos(atan(x)) = 1 / sqrt(1 + x^2).
@@ -309,6 +409,11 @@ impl Mf61 {
             arm: self.r0 * self.ssz1,
             arm_per_fy: self.r0 * self.ssz2 / self.fnomin,
             et_slope: self.qez4 * std::f64::consts::FRAC_2_PI,
+            long_shape: Shape::new(self.pcx1),
+            lat_shape: Shape::new(self.pcy1),
+            gxa_shape: Shape::new(self.rcx1),
+            gyk_shape: Shape::new(self.rcy1),
+            trail_shape: Shape::new(self.qcz1),
         }
     }
 
@@ -385,6 +490,12 @@ pub struct PreparedMf61 {
     arm_per_fy: f64,
     /// QEZ4 2 / pi.
     et_slope: f64,
+    /// Shape factors PCX1, PCY1, RCX1, RCY1, QCZ1 with their series.
+    long_shape: Shape,
+    lat_shape: Shape,
+    gxa_shape: Shape,
+    gyk_shape: Shape,
+    trail_shape: Shape,
 }
 
 impl PreparedMf61 {
@@ -453,12 +564,12 @@ impl PreparedMf61 {
 
     /// Fx0 and d(Fx0)/d(kappa).
     #[inline]
-    fn long_force(lc: &LongCurve, kappa: f64) -> (f64, f64) {
+    fn long_force(&self, lc: &LongCurve, kappa: f64) -> (f64, f64) {
         let kx = kappa + lc.sh;
         let e = if kx >= 0.0 { lc.e_pos } else { lc.e_neg };
         let bx = lc.b * kx;
         let phi = bx - e * (bx - atan(bx));
-        let (sin_t, cos_t) = sin_cos_c_atan(lc.c, phi);
+        let (sin_t, cos_t) = self.long_shape.sin_cos(phi);
         let fx = lc.d * sin_t + lc.sv;
         let dphi = lc.b * (1.0 - e + e / (1.0 + bx * bx));
         let dfx = lc.d * cos_t * lc.c / (1.0 + phi * phi) * dphi;
@@ -466,10 +577,10 @@ impl PreparedMf61 {
     }
 
     #[inline]
-    fn lat_force(lc: &LatCurve, alpha: f64) -> f64 {
+    fn lat_force(&self, lc: &LatCurve, alpha: f64) -> f64 {
         let ay = alpha + lc.sh;
         let e = if ay >= 0.0 { lc.e_pos } else { lc.e_neg };
-        magic_sin(lc.b, lc.c, lc.d, e, ay) + lc.sv
+        magic_sin(lc.b, &self.lat_shape, lc.d, e, ay) + lc.sv
     }
 
     /// Combined-slip arm s of the longitudinal force in the aligning moment, m.
@@ -484,7 +595,7 @@ impl PreparedMf61 {
             return 0.0;
         }
         let lc = self.long_curve(fz_n, self.dfz(fz_n), 1.0);
-        Self::long_force(&lc, kappa).0
+        self.long_force(&lc, kappa).0
     }
 
     /// Pure lateral force Fy0, N (see [`Mf61::fy0`]).
@@ -493,7 +604,7 @@ impl PreparedMf61 {
             return 0.0;
         }
         let lc = self.lat_curve(fz_n, self.dfz(fz_n), 1.0);
-        Self::lat_force(&lc, alpha_rad)
+        self.lat_force(&lc, alpha_rad)
     }
 
     /// Combined-slip forces and aligning moment (see [`Mf61::combined`]).
@@ -521,21 +632,21 @@ impl PreparedMf61 {
         let dfz = self.dfz(fz_n);
         let lx = self.long_curve(fz_n, dfz, grip.mu_x);
         let ly = self.lat_curve(fz_n, dfz, grip.mu_y);
-        let (fx0, dfx0) = Self::long_force(&lx, kappa);
-        let fy0 = Self::lat_force(&ly, alpha);
+        let (fx0, dfx0) = self.long_force(&lx, kappa);
+        let fy0 = self.lat_force(&ly, alpha);
 
         // Longitudinal force weighting by side slip (Gxa).
         let bxa = m.rbx1 * cos_atan(m.rbx2 * kappa);
         let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
-        let gxa0 = magic_cos(bxa, m.rcx1, exa, m.rhx1);
-        let gxa = magic_cos(bxa, m.rcx1, exa, alpha + m.rhx1) / gxa0;
+        let gxa0 = magic_cos(bxa, &self.gxa_shape, exa, m.rhx1);
+        let gxa = magic_cos(bxa, &self.gxa_shape, exa, alpha + m.rhx1) / gxa0;
 
         // Lateral force weighting by longitudinal slip (Gyk) and the kappa-induced side force.
         let byk = m.rby1 * cos_atan(m.rby2 * (alpha - m.rby3));
         let eyk = (m.rey1 + m.rey2 * dfz).min(1.0);
         let shyk = m.rhy1 + m.rhy2 * dfz;
-        let gyk0 = magic_cos(byk, m.rcy1, eyk, shyk);
-        let gyk = magic_cos(byk, m.rcy1, eyk, kappa + shyk) / gyk0;
+        let gyk0 = magic_cos(byk, &self.gyk_shape, eyk, shyk);
+        let gyk = magic_cos(byk, &self.gyk_shape, eyk, kappa + shyk) / gyk0;
         let dvyk = ly.mu * fz_n * (m.rvy1 + m.rvy2 * dfz) * cos_atan(m.rvy4 * alpha);
         let svyk = if kappa == 0.0 {
             0.0
@@ -564,7 +675,7 @@ impl PreparedMf61 {
         let dt = fz_n * self.trail_per_load * (m.qdz1 + m.qdz2 * dfz);
         let et_base = m.qez1 + m.qez2 * dfz + m.qez3 * dfz * dfz;
         let et = (et_base * (1.0 + self.et_slope * atan(bt * ct * alpha_t))).min(1.0);
-        let trail = dt * magic_cos(bt, ct, et, alpha_t_eq) * cos_alpha;
+        let trail = dt * magic_cos(bt, &self.trail_shape, et, alpha_t_eq) * cos_alpha;
         let br = m.qbz9 * inv_mu_y + m.qbz10 * ly.b * ly.c;
         let dr = fz_n * m.r0 * (m.qdz6 + m.qdz7 * dfz) * grip.mu_y * cos_alpha;
         let mzr = dr * cos_atan(br * alpha_r_eq) * cos_alpha;
@@ -577,5 +688,37 @@ impl PreparedMf61 {
             fy,
             mz,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_series_match_the_library_within_a_few_ulps() {
+        let m = &PACEJKA_2006_205_60R15;
+        let n = 20_000;
+        let mut worst = 0.0f64;
+        for c in [m.pcx1, m.pcy1, m.rcx1, m.rcy1, m.qcz1, 0.5, 1.0, 2.0] {
+            let shape = Shape::new(c);
+            // Across the series' range and past it into the fallback.
+            for i in 0..=n {
+                let phi = -0.12 + 0.24 * i as f64 / n as f64;
+                let (sin_ref, cos_ref) = (c * phi.atan()).sin_cos();
+                let (sin, cos) = shape.sin_cos(phi);
+                for (ours, reference) in [
+                    (sin, sin_ref),
+                    (cos, cos_ref),
+                    (shape.sin(phi), sin_ref),
+                    (shape.cos(phi), cos_ref),
+                ] {
+                    let unit = reference.abs().max(1e-300) * f64::EPSILON;
+                    worst = worst.max((ours - reference).abs() / unit);
+                }
+            }
+        }
+        assert!(worst <= 8.0, "worst {worst} ulps");
+        assert_eq!(Shape::new(1.3).sin_cos(0.0), (0.0, 1.0));
     }
 }
