@@ -221,10 +221,10 @@ impl Car {
         if speed > 1e-6 {
             force += st.velocity * (-self.aero.drag_n(speed) / speed);
             let [df_front, df_rear] = self.aero.downforce_n(st.velocity.dot(xb));
-            for (point, df) in self.aero_points.iter().zip([df_front, df_rear]) {
-                let f = zb * -df;
-                force += f;
-                torque += rot.mul_vec(*point).cross(f);
+            for (axle_x, df) in self.aero_axles_x_m.iter().zip([df_front, df_rear]) {
+                force += zb * -df;
+                // (xb axle_x) x (-zb df) = yb axle_x df: the axles lie on the body's x axis.
+                torque += yb * (axle_x * df);
             }
         }
 
@@ -387,19 +387,47 @@ impl Car {
 }
 
 fn state_is_finite(s: &CarState) -> bool {
-    let mut ok = s.position.is_finite()
-        && s.velocity.is_finite()
-        && s.angular_velocity_body.is_finite()
-        && s.orientation.w.is_finite()
-        && s.orientation.x.is_finite()
-        && s.orientation.y.is_finite()
-        && s.orientation.z.is_finite();
+    // x * 0 is (+-)0 for every finite x and NaN for an infinite or NaN one, so the sum of
+    // those products is zero exactly when every component is finite: a multiply and an add
+    // per component instead of a test and a branch.
+    let vector = |v: Vec3| v.x * 0.0 + v.y * 0.0 + v.z * 0.0;
+    let q = s.orientation;
+    let mut sum = vector(s.position)
+        + vector(s.velocity)
+        + vector(s.angular_velocity_body)
+        + (q.w * 0.0 + q.x * 0.0 + q.y * 0.0 + q.z * 0.0);
     for i in 0..4 {
-        ok &= s.travel[i].is_finite()
-            && s.wheel_vertical_velocity[i].is_finite()
-            && s.wheel_omega[i].is_finite()
-            && s.slip[i].u_x.is_finite()
-            && s.slip[i].u_y.is_finite();
+        sum += s.travel[i] * 0.0
+            + s.wheel_vertical_velocity[i] * 0.0
+            + s.wheel_omega[i] * 0.0
+            + s.slip[i].u_x * 0.0
+            + s.slip[i].u_y * 0.0;
     }
-    ok
+    sum == 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_is_finite_unless_some_component_is_infinite_or_nan() {
+        let base = CarState {
+            position: Vec3::new(1e300, -1e300, 0.0),
+            velocity: Vec3::new(-0.0, 3.0, f64::MAX),
+            ..CarState::default()
+        };
+        assert!(state_is_finite(&base));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut s = base;
+            s.slip[3].u_y = bad;
+            assert!(!state_is_finite(&s));
+            let mut s = base;
+            s.orientation.z = bad;
+            assert!(!state_is_finite(&s));
+            let mut s = base;
+            s.wheel_omega[0] = bad;
+            assert!(!state_is_finite(&s));
+        }
+    }
 }
