@@ -414,6 +414,7 @@ impl Mf61 {
             gxa_shape: Shape::new(self.rcx1),
             gyk_shape: Shape::new(self.rcy1),
             trail_shape: Shape::new(self.qcz1),
+            svyk_shape: Shape::new(self.rvy5),
         }
     }
 
@@ -490,12 +491,14 @@ pub struct PreparedMf61 {
     arm_per_fy: f64,
     /// QEZ4 2 / pi.
     et_slope: f64,
-    /// Shape factors PCX1, PCY1, RCX1, RCY1, QCZ1 with their series.
+    /// Shape factors PCX1, PCY1, RCX1, RCY1, QCZ1 and RVY5 (the kappa-induced side force's
+    /// sin(RVY5 atan(RVY6 kappa))) with their series.
     long_shape: Shape,
     lat_shape: Shape,
     gxa_shape: Shape,
     gyk_shape: Shape,
     trail_shape: Shape,
+    svyk_shape: Shape,
 }
 
 impl PreparedMf61 {
@@ -651,7 +654,7 @@ impl PreparedMf61 {
         let svyk = if kappa == 0.0 {
             0.0
         } else {
-            dvyk * sin(m.rvy5 * atan(m.rvy6 * kappa))
+            dvyk * self.svyk_shape.sin(m.rvy6 * kappa)
         };
 
         let fx = gxa * fx0;
@@ -700,7 +703,9 @@ mod tests {
         let m = &PACEJKA_2006_205_60R15;
         let n = 20_000;
         let mut worst = 0.0f64;
-        for c in [m.pcx1, m.pcy1, m.rcx1, m.rcy1, m.qcz1, 0.5, 1.0, 2.0] {
+        for c in [
+            m.pcx1, m.pcy1, m.rcx1, m.rcy1, m.qcz1, m.rvy5, 0.5, 1.0, 2.0,
+        ] {
             let shape = Shape::new(c);
             // Across the series' range and past it into the fallback.
             for i in 0..=n {

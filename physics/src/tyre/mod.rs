@@ -265,6 +265,7 @@ impl SlipState {
 
     /// Slips for this step given the contact-patch velocity (`vx` forward, `vy` left, m/s),
     /// the spin rate `omega0` and rolling radius at the start of the step.
+    #[inline]
     pub fn predict(
         &self,
         tyre: &Tyre,
