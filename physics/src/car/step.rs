@@ -75,12 +75,15 @@ impl Car {
         // the suspension rates, the wheel centres, the suspension torque and the new travel.
         let hardpoint = |i: usize| rot.mul_vec(self.corners[i].droop_position);
         let hardpoints = [hardpoint(0), hardpoint(1), hardpoint(2), hardpoint(3)];
-        // Suspension forces (spring, bump stop, damper) from travel and its rate.
+        // Suspension forces (spring, bump stop, damper) from travel and its rate. A hardpoint's
+        // velocity along body z is v.zb + (omega x r).zb, the latter in body coordinates
+        // (rotations keep cross and dot products): no rotated vectors needed.
+        let v_z = st.velocity.dot(zb);
+        let w_body = st.angular_velocity_body;
         for (i, w) in work.iter_mut().enumerate() {
             let corner = &self.corners[i];
-            let r_hp = hardpoints[i];
-            let v_hp = st.velocity + omega_w.cross(r_hp);
-            let s_dot = st.wheel_vertical_velocity[i] - v_hp.dot(zb);
+            let d = corner.droop_position;
+            let s_dot = st.wheel_vertical_velocity[i] - (v_z + (w_body.x * d.y - w_body.y * d.x));
             w.travel_rate = s_dot;
             w.suspension_force = corner.suspension.spring_force(st.travel[i])
                 + corner.suspension.damper_force(s_dot, dt);
@@ -261,7 +264,6 @@ impl Car {
         );
         let accel = rot.mul_vec(accel_body) + GRAVITY;
         let tau_body = rot.transpose_mul_vec(torque);
-        let w_body = st.angular_velocity_body;
         let gyro = w_body.cross(self.inertia.mul_vec(w_body));
         let alpha_body = self.inverse_inertia.mul_vec(tau_body - gyro);
 
@@ -285,10 +287,12 @@ impl Car {
 
         // Travel from the unsprung masses' motion relative to the body; hard limits carry
         // the wheel with the body.
-        let omega_w1 = rot.mul_vec(self.state.angular_velocity_body);
+        let v_z1 = self.state.velocity.dot(zb);
+        let w_body1 = self.state.angular_velocity_body;
         for (i, w) in work.iter().enumerate() {
             let corner = &self.corners[i];
-            let body_z = (self.state.velocity + omega_w1.cross(hardpoints[i])).dot(zb);
+            let d = corner.droop_position;
+            let body_z = v_z1 + (w_body1.x * d.y - w_body1.y * d.x);
             let s_dot = self.state.wheel_vertical_velocity[i] - body_z;
             let s = st.travel[i] + s_dot * dt;
             let travel_max = corner.suspension.travel_m;
