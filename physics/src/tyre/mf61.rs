@@ -205,8 +205,9 @@ struct LongCurve {
     b: f64,
     c: f64,
     d: f64,
-    e_pos: f64,
-    e_neg: f64,
+    /// Curvature before the slip-sign factor (E = min(e_base (1 -+ P_E), 1), chosen per
+    /// evaluation: only one sign is ever needed).
+    e_base: f64,
     sh: f64,
     sv: f64,
     k: f64,
@@ -218,8 +219,9 @@ struct LatCurve {
     b: f64,
     c: f64,
     d: f64,
-    e_pos: f64,
-    e_neg: f64,
+    /// Curvature before the slip-sign factor (E = min(e_base (1 -+ P_E), 1), chosen per
+    /// evaluation: only one sign is ever needed).
+    e_base: f64,
     sh: f64,
     sv: f64,
     k: f64,
@@ -536,8 +538,7 @@ impl PreparedMf61 {
             b: k / (c * d + EPS),
             c,
             d,
-            e_pos: (e_base * self.ex_scale[0]).min(1.0),
-            e_neg: (e_base * self.ex_scale[1]).min(1.0),
+            e_base,
             sh: m.phx1 + m.phx2 * dfz,
             sv: fz * (m.pvx1 + m.pvx2 * dfz) * mu_scale,
             k,
@@ -556,8 +557,7 @@ impl PreparedMf61 {
             b: k / (c * d + EPS),
             c,
             d,
-            e_pos: (e_base * self.ey_scale[0]).min(1.0),
-            e_neg: (e_base * self.ey_scale[1]).min(1.0),
+            e_base,
             sh: m.phy1 + m.phy2 * dfz,
             sv: fz * (m.pvy1 + m.pvy2 * dfz) * mu_scale,
             k,
@@ -569,7 +569,7 @@ impl PreparedMf61 {
     #[inline]
     fn long_force(&self, lc: &LongCurve, kappa: f64) -> (f64, f64) {
         let kx = kappa + lc.sh;
-        let e = if kx >= 0.0 { lc.e_pos } else { lc.e_neg };
+        let e = (lc.e_base * self.ex_scale[usize::from(kx < 0.0)]).min(1.0);
         let bx = lc.b * kx;
         let phi = bx - e * (bx - atan(bx));
         let (sin_t, cos_t) = self.long_shape.sin_cos(phi);
@@ -582,7 +582,7 @@ impl PreparedMf61 {
     #[inline]
     fn lat_force(&self, lc: &LatCurve, alpha: f64) -> f64 {
         let ay = alpha + lc.sh;
-        let e = if ay >= 0.0 { lc.e_pos } else { lc.e_neg };
+        let e = (lc.e_base * self.ey_scale[usize::from(ay < 0.0)]).min(1.0);
         magic_sin(lc.b, &self.lat_shape, lc.d, e, ay) + lc.sv
     }
 
