@@ -3,10 +3,9 @@
 //! Written here (not a linear-algebra crate) so every operation is plain IEEE arithmetic in a
 //! fixed order: the same inputs give bit-identical results on every run. Quaternions are
 //! `[w, x, y, z]`, unit length, rotating body-frame vectors into the world frame.
-//! [`atan`] (full range, table reduction and series), [`sin`], [`cos`] (the library's with a
-//! Taylor-series fast path for small arguments) and [`exp`]: the same results as the
-//! library's to a few ulp at a fraction of the cost, for the per-step hot paths; [`sin_cos`]:
-//! a deterministic full-range version for the track's bump waves.
+//! [`atan`], [`sin`], [`cos`], [`exp`]: the library's with a Taylor-series fast path for small
+//! arguments (the same results to a few ulp at a fraction of the cost; for the per-step hot
+//! paths); [`sin_cos`]: a deterministic full-range version for the track's bump waves.
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -334,8 +333,9 @@ impl Quat {
     }
 }
 
-/// atan2(y, x) through [`atan`] (a few ulp from the library's, at a fraction of its cost);
-/// the library's for a zero or non-finite x or quotient (signed zeros, infinities, NaN).
+/// atan2(y, x) through [`atan`] (a few ulp from the library's; its series for the small
+/// angles a car's roll nearly always has); the library's for a zero or non-finite x or
+/// quotient (signed zeros, infinities, NaN).
 #[inline]
 fn atan2(y: f64, x: f64) -> f64 {
     let q = y / x;
@@ -351,49 +351,10 @@ fn atan2(y: f64, x: f64) -> f64 {
     }
 }
 
-/// Largest |x| for which [`atan`] uses its series alone (error below 1e-17 relative there).
+/// Largest |x| for which [`atan`] uses its series (error below 1e-17 relative there).
 const SMALL_ATAN: f64 = 0.1;
 /// Largest |x| for which [`sin`] and [`cos`] use their series (error below 1e-17).
 pub(crate) const SMALL_ANGLE: f64 = 0.2;
-/// Largest |x| [`atan`] reduces onto its table directly; beyond it, atan(x) = pi/2 - atan(1/x).
-const ATAN_TABLE_MAX: f64 = 2.0;
-/// atan(k/16) for k = 0..=32, correctly rounded (computed with 200-bit arithmetic).
-const ATAN_SIXTEENTHS: [f64; 33] = [
-    0.0,
-    0.062_418_809_995_957_35,
-    0.124_354_994_546_761_44,
-    0.185_347_949_995_694_76,
-    0.244_978_663_126_864_14,
-    0.302_884_868_374_971_4,
-    0.358_770_670_270_572_25,
-    0.412_410_441_597_387_3,
-    0.463_647_609_000_806_1,
-    0.512_389_460_310_737_7,
-    0.558_599_315_343_562_4,
-    0.602_287_346_134_964_2,
-    0.643_501_108_793_284_4,
-    0.682_316_554_874_748_1,
-    0.718_829_999_621_624_5,
-    0.753_151_280_962_194_4,
-    std::f64::consts::FRAC_PI_4,
-    0.815_691_923_316_223_4,
-    0.844_153_986_113_171,
-    0.870_903_457_075_653,
-    0.896_055_384_571_343_9,
-    0.919_719_605_350_416_9,
-    0.942_000_040_379_463_6,
-    0.962_994_330_680_936_2,
-    0.982_793_723_247_329,
-    1.001_483_135_694_234_6,
-    1.019_141_344_266_349_7,
-    1.035_841_253_008_800_1,
-    1.051_650_212_548_373_8,
-    1.066_630_365_315_743_6,
-    1.080_839_000_541_168_3,
-    1.094_328_907_321_19,
-    1.107_148_717_794_090_4,
-];
-
 /// The atan series, for |x| <= 0.1 (truncation below 1e-17 relative).
 #[inline(always)]
 fn atan_series(x: f64) -> f64 {
@@ -409,47 +370,19 @@ fn atan_series(x: f64) -> f64 {
     x + x * z * p
 }
 
-/// The atan series for the reduced arguments of [`atan`], |t| <= 1/32 (truncation below
-/// 1e-19 relative): four terms fewer than [`atan_series`] needs on |x| <= 0.1.
-#[inline(always)]
-fn atan_reduced_series(t: f64) -> f64 {
-    let z = t * t;
-    let z2 = z * z;
-    let p =
-        (-1.0 / 3.0 + z * (1.0 / 5.0)) + z2 * ((-1.0 / 7.0 + z * (1.0 / 9.0)) + z2 * (-1.0 / 11.0));
-    t + t * z * p
-}
-
-/// atan(x) for every x, within a few ulp of the library (module test) at about half its
-/// cost, in plain f64 arithmetic in a fixed order (the same bits everywhere). |x| <= 0.1 takes
-/// the series directly; up to 2 the argument is reduced onto the nearest c = k/16 by
-/// atan(x) = atan(c) + atan((x - c) / (1 + x c)) (x - c is exact, the reduced argument is at
-/// most 1/32, so a short series is accurate to the last bits); beyond 2, atan(x) = pi/2 -
-/// atan(1/x) and the same reduction. For the per-step hot paths (tyre slips, weighting
-/// functions, body attitude). NaN gives NaN.
+/// atan(x): near zero by its Taylor series, which is cheaper than the library call and as
+/// accurate (truncation below 1e-17 relative for |x| <= 0.1); elsewhere the library's. For
+/// hot paths whose arguments are usually small (tyre slips, body attitude). (A table
+/// reduction onto k/16 with a short series had a third fewer instructions than the library
+/// for larger arguments but took longer: its division and table lookup sit on the dependency
+/// chain.)
 #[inline]
 pub fn atan(x: f64) -> f64 {
-    let a = x.abs();
-    if a <= SMALL_ATAN {
-        return atan_series(x);
+    if x.abs() <= SMALL_ATAN {
+        atan_series(x)
+    } else {
+        x.atan()
     }
-    let (r, inverted) = if a > ATAN_TABLE_MAX {
-        (1.0 / a, true)
-    } else {
-        (a, false)
-    };
-    // Nearest sixteenth: adding the shift rounds 16 r to an integer, which the low bits of
-    // the sum then hold (0..=32; a NaN gives some index and stays NaN below).
-    let shifted = r * 16.0 + ROUNDING_SHIFT;
-    let k = (shifted.to_bits() as usize & 63).min(ATAN_SIXTEENTHS.len() - 1);
-    let c = (shifted - ROUNDING_SHIFT) * (1.0 / 16.0);
-    let reduced = ATAN_SIXTEENTHS[k] + atan_reduced_series((r - c) / (1.0 + r * c));
-    let magnitude = if inverted {
-        std::f64::consts::FRAC_PI_2 - reduced
-    } else {
-        reduced
-    };
-    magnitude.copysign(x)
 }
 
 /// Largest |x| for which [`exp`] uses its series (truncation below 2e-18 relative).

@@ -12,10 +12,9 @@
 //!
 //! Speed (this runs for every wheel every step): the constant coefficient combinations are
 //! worked out once ([`PreparedMf61`]); sin/cos(C atan phi) for |phi| <= 0.1 is one power
-//! series per shape factor (`Shape`, coefficients from set-up); atan (every argument), exp and
-//! sin/cos of small arguments use [`crate::math`]'s versions (table reduction and series,
-//! within a few ulp of the library's), not the library calls; cos(atan x) and sin(2 atan x)
-//! are algebraic.
+//! series per shape factor (`Shape`, coefficients from set-up); atan, exp and sin/cos of
+//! small arguments use [`crate::math`]'s series (within a few ulp of the library's), not the
+//! library calls; cos(atan x) and sin(2 atan x) are algebraic.
 
 use crate::math::{atan, cos, exp, sin, SMALL_ANGLE};
 
