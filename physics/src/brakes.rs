@@ -100,6 +100,7 @@ impl Brakes {
     /// Moves the pressure towards the pedal and returns each wheel's torque capacity, N m.
     /// `wheels` is the previous step's wheel record and `speed_mps` the car's speed (both for
     /// the ABS).
+    #[inline]
     pub fn step(
         &mut self,
         pedal: f64,

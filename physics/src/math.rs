@@ -3,9 +3,9 @@
 //! Written here (not a linear-algebra crate) so every operation is plain IEEE arithmetic in a
 //! fixed order: the same inputs give bit-identical results on every run. Quaternions are
 //! `[w, x, y, z]`, unit length, rotating body-frame vectors into the world frame.
-//! [`atan`], [`sin`], [`cos`]: the library functions with a Taylor-series fast path for
-//! small arguments (same results to round-off; for the per-step hot paths); [`sin_cos`]: a
-//! deterministic full-range version for the track's bump waves.
+//! [`atan`], [`sin`], [`cos`], [`exp`]: the library's with a Taylor-series fast path for small
+//! arguments (the same results to a few ulp at a fraction of the cost; for the per-step hot
+//! paths); [`sin_cos`]: a deterministic full-range version for the track's bump waves.
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -321,9 +321,9 @@ impl Quat {
     /// Roll, pitch, yaw (Tait-Bryan z-y-x), rad.
     pub fn roll_pitch_yaw(self) -> [f64; 3] {
         let Quat { w, x, y, z } = self;
-        let roll = atan2_near_x_axis(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y));
+        let roll = atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y));
         let pitch = (2.0 * (w * y - z * x)).clamp(-1.0, 1.0).asin();
-        let yaw = (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z));
+        let yaw = atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z));
         [roll, pitch, yaw]
     }
 
@@ -333,14 +333,21 @@ impl Quat {
     }
 }
 
-/// atan2(y, x) with the series fast path when the angle is small (x > 0, |y| <= 0.1 x): a
-/// car's roll is, nearly always.
+/// atan2(y, x) through [`atan`] (a few ulp from the library's; its series for the small
+/// angles a car's roll nearly always has); the library's for a zero or non-finite x or
+/// quotient (signed zeros, infinities, NaN).
 #[inline]
-fn atan2_near_x_axis(y: f64, x: f64) -> f64 {
-    if x > 0.0 && y.abs() <= SMALL_ATAN * x {
-        atan(y / x)
+fn atan2(y: f64, x: f64) -> f64 {
+    let q = y / x;
+    if x == 0.0 || !q.is_finite() {
+        return y.atan2(x);
+    }
+    let angle = atan(q);
+    if x > 0.0 {
+        angle
     } else {
-        y.atan2(x)
+        // Second or third quadrant: half a turn towards y's side.
+        angle + std::f64::consts::PI.copysign(y)
     }
 }
 
@@ -348,25 +355,58 @@ fn atan2_near_x_axis(y: f64, x: f64) -> f64 {
 const SMALL_ATAN: f64 = 0.1;
 /// Largest |x| for which [`sin`] and [`cos`] use their series (error below 1e-17).
 pub(crate) const SMALL_ANGLE: f64 = 0.2;
+/// The atan series, for |x| <= 0.1 (truncation below 1e-17 relative).
+#[inline(always)]
+fn atan_series(x: f64) -> f64 {
+    // Estrin's scheme (pairs of terms, then powers z^2, z^4): the same series as Horner's
+    // nesting with about half the chain of dependent operations, which is what the time of
+    // this short evaluation is.
+    let z = x * x;
+    let z2 = z * z;
+    let z4 = z2 * z2;
+    let p = (-1.0 / 3.0 + z * (1.0 / 5.0))
+        + z2 * (-1.0 / 7.0 + z * (1.0 / 9.0))
+        + z4 * ((-1.0 / 11.0 + z * (1.0 / 13.0)) + z2 * (-1.0 / 15.0));
+    x + x * z * p
+}
 
 /// atan(x): near zero by its Taylor series, which is cheaper than the library call and as
 /// accurate (truncation below 1e-17 relative for |x| <= 0.1); elsewhere the library's. For
-/// hot paths whose arguments are usually small (tyre slips and weightings, body attitude).
+/// hot paths whose arguments are usually small (tyre slips, body attitude). (A table
+/// reduction onto k/16 with a short series had a third fewer instructions than the library
+/// for larger arguments but took longer: its division and table lookup sit on the dependency
+/// chain.)
 #[inline]
 pub fn atan(x: f64) -> f64 {
     if x.abs() <= SMALL_ATAN {
-        // Estrin's scheme (pairs of terms, then powers z^2, z^4): the same series as Horner's
-        // nesting with about half the chain of dependent operations, which is what the
-        // time of this short evaluation is.
+        atan_series(x)
+    } else {
+        x.atan()
+    }
+}
+
+/// Largest |x| for which [`exp`] uses its series (truncation below 2e-18 relative).
+const SMALL_EXP: f64 = 0.5;
+
+/// e^x: by its Taylor series to x^15 for |x| <= 0.5 (within a few ulp of the library, module
+/// test), else the library's. For the tyre's load-dependent slip stiffness, whose exponent
+/// stays within +-0.5.
+#[inline]
+pub fn exp(x: f64) -> f64 {
+    if x.abs() <= SMALL_EXP {
+        // Estrin's scheme, as in [`atan`]: pairs c_2i + c_2i+1 x, then powers of x^2.
         let z = x * x;
         let z2 = z * z;
         let z4 = z2 * z2;
-        let p = (-1.0 / 3.0 + z * (1.0 / 5.0))
-            + z2 * (-1.0 / 7.0 + z * (1.0 / 9.0))
-            + z4 * ((-1.0 / 11.0 + z * (1.0 / 13.0)) + z2 * (-1.0 / 15.0));
-        x + x * z * p
+        let pair = |even: f64, odd: f64| 1.0 / even + x * (1.0 / odd);
+        let low = (pair(1.0, 1.0) + z * pair(2.0, 6.0))
+            + z2 * (pair(24.0, 120.0) + z * pair(720.0, 5_040.0));
+        let high = (pair(40_320.0, 362_880.0) + z * pair(3_628_800.0, 39_916_800.0))
+            + z2 * (pair(479_001_600.0, 6_227_020_800.0)
+                + z * pair(87_178_291_200.0, 1_307_674_368_000.0));
+        low + z4 * high
     } else {
-        x.atan()
+        x.exp()
     }
 }
 
@@ -500,13 +540,76 @@ mod tests {
         assert_eq!(atan(0.0), 0.0);
         assert_eq!(sin(0.0), 0.0);
         assert_eq!(cos(0.0), 1.0);
+    }
+
+    /// Worst error of `ours` against `reference` in units of the reference's last place.
+    fn ulps(ours: f64, reference: f64) -> f64 {
+        (ours - reference).abs() / (reference.abs().max(1e-300) * f64::EPSILON)
+    }
+
+    #[test]
+    fn atan_matches_the_library_within_a_few_ulps_everywhere() {
+        let mut worst = 0.0f64;
+        // Logarithmic sweep over 1e-10..1e12 (both signs), dense across the table's range.
+        let mut x = 1e-10;
+        while x < 1e12 {
+            for x in [x, -x] {
+                worst = worst.max(ulps(atan(x), x.atan()));
+            }
+            x *= 1.0001;
+        }
+        for i in 0..=400_000 {
+            let x = -4.0 + 8.0 * i as f64 / 400_000.0;
+            worst = worst.max(ulps(atan(x), x.atan()));
+        }
+        assert!(worst <= 3.0, "worst {worst} ulps");
+        let half_pi = std::f64::consts::FRAC_PI_2;
+        assert_eq!(atan(f64::INFINITY), half_pi);
+        assert_eq!(atan(f64::NEG_INFINITY), -half_pi);
+        assert!(atan(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn exp_matches_the_library_within_a_few_ulps() {
+        let mut worst = 0.0f64;
+        for i in 0..=200_000 {
+            let x = -0.7 + 1.4 * i as f64 / 200_000.0;
+            worst = worst.max(ulps(exp(x), x.exp()));
+        }
+        assert!(worst <= 2.0, "worst {worst} ulps");
+        assert_eq!(exp(0.0), 1.0);
+        assert!(exp(f64::NAN).is_nan());
+        assert_eq!(exp(800.0), f64::INFINITY);
+    }
+
+    #[test]
+    fn atan2_matches_the_library_in_every_quadrant() {
+        let n = 200_000;
+        let mut worst = 0.0f64;
         for i in 0..=n {
             let angle = -3.1 + 6.2 * i as f64 / n as f64;
-            let (y, x) = (0.8 * angle.sin(), 0.8 * angle.cos());
-            let reference = y.atan2(x);
-            let ours = atan2_near_x_axis(y, x);
-            assert!((ours - reference).abs() <= 4.0 * f64::EPSILON * reference.abs().max(1e-300));
+            for radius in [1e-6, 0.8, 3e5] {
+                let (y, x) = (radius * angle.sin(), radius * angle.cos());
+                worst = worst.max(ulps(atan2(y, x), y.atan2(x)));
+            }
         }
+        assert!(worst <= 4.0, "worst {worst} ulps");
+        for (y, x) in [
+            (0.0, -1.0),
+            (-0.0, -1.0),
+            (1.0, 0.0),
+            (-1.0, -0.0),
+            (0.0, 0.0),
+            (f64::INFINITY, 1.0),
+            (1.0, f64::NEG_INFINITY),
+        ] {
+            assert_eq!(
+                atan2(y, x).to_bits(),
+                y.atan2(x).to_bits(),
+                "atan2({y}, {x})"
+            );
+        }
+        assert!(atan2(f64::NAN, 1.0).is_nan());
     }
 
     #[test]

@@ -147,7 +147,12 @@ impl Abs {
 /// Slip magnitude (> 0) where the pure braking force of `tyre` peaks at `load_n` with
 /// friction scale `grip`: golden-section search on the (unimodal) MF curve over 0..1.
 pub fn peak_braking_slip(tyre: &Tyre, load_n: f64, grip: f64) -> f64 {
-    let braking = |slip: f64| -tyre.mf.combined(-slip, 0.0, load_n, scale(grip)).fx;
+    let braking = |slip: f64| {
+        -tyre
+            .prepared_mf
+            .combined(-slip, 0.0, load_n, scale(grip))
+            .fx
+    };
     let ratio = 0.5 * (5f64.sqrt() - 1.0);
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..60 {
@@ -191,7 +196,7 @@ mod tests {
                 (target / peak - 1.0).abs() < 0.01,
                 "{load} N: {target} vs {peak}"
             );
-            let fx = |s: f64| -tyre.mf.combined(-s, 0.0, load, scale(1.0)).fx;
+            let fx = |s: f64| -tyre.prepared_mf.combined(-s, 0.0, load, scale(1.0)).fx;
             assert!(fx(target) > 0.9999 * fx(peak));
             assert!(fx(peak) > fx(peak - 0.02) && fx(peak) > fx(peak + 0.02));
             // This tyre peaks near 14 % slip (Pacejka 2006, table A3.1).

@@ -6,7 +6,7 @@
 //! A broad phase on the body's track position skips the per-point queries while every point
 //! is certainly clear of the barriers (the common case).
 
-use super::{Car, CarState};
+use super::Car;
 use crate::math::{Mat3, Vec3};
 use crate::track::Track;
 
@@ -20,16 +20,12 @@ const POINT_RADIUS_M: f64 = 0.05;
 const POSITION_CORRECTION: f64 = 0.2;
 
 impl Car {
-    /// Applies barrier impulses to `next`'s velocities; returns true if any point touched.
-    pub(super) fn barrier_response(
-        &mut self,
-        track: &Track,
-        rot: &Mat3,
-        next: &mut CarState,
-    ) -> bool {
+    /// Applies barrier impulses to the new state's velocities (`self.state`, its position
+    /// still the old one); returns true if any point touched.
+    pub(super) fn barrier_response(&mut self, track: &Track, rot: &Mat3) -> bool {
         // Broad phase on the body's projection from the end of the last step (the position
-        // `next` starts from), unless the state was replaced since.
-        let fresh = self.body_coord_position == next.position;
+        // the new state starts from), unless the state was replaced since.
+        let fresh = self.body_coord_position == self.state.position;
         let reach = self.collision_reach_m + POINT_RADIUS_M;
         if fresh && track.clear_of_barriers(&self.body_coord, &self.body_hint, reach) {
             return false;
@@ -38,7 +34,7 @@ impl Car {
         let inv_mass = 1.0 / self.mass_kg;
         for (k, point) in self.collision_points.iter().enumerate() {
             let r = rot.mul_vec(*point);
-            let p = next.position + r;
+            let p = self.state.position + r;
             if fresh {
                 // The points' own hints went stale while the broad phase skipped them; the
                 // body's is a few segments away at most.
@@ -52,9 +48,9 @@ impl Car {
             touched = true;
             let n = Vec3::from_array(hit.normal);
             // Push out of the penetration (position-level correction).
-            next.position += n * (hit.depth_m * POSITION_CORRECTION);
-            let omega_w = rot.mul_vec(next.angular_velocity_body);
-            let v_point = next.velocity + omega_w.cross(r);
+            self.state.position += n * (hit.depth_m * POSITION_CORRECTION);
+            let omega_w = rot.mul_vec(self.state.angular_velocity_body);
+            let v_point = self.state.velocity + omega_w.cross(r);
             let vn = v_point.dot(n);
             if vn >= 0.0 {
                 continue;
@@ -74,9 +70,9 @@ impl Car {
                 let jt = (vt / effective(t)).min(FRICTION * jn);
                 impulse -= t * jt;
             }
-            next.velocity += impulse * inv_mass;
+            self.state.velocity += impulse * inv_mass;
             let dw_world = inv_inertia_world(r.cross(impulse));
-            next.angular_velocity_body += rot.transpose_mul_vec(dw_world);
+            self.state.angular_velocity_body += rot.transpose_mul_vec(dw_world);
         }
         touched
     }

@@ -79,7 +79,8 @@ pub struct Car {
     pub(crate) brakes: Brakes,
     pub(crate) brake_spec: crate::brakes::BrakeSpec,
     pub(crate) aero: AeroSpec,
-    pub(crate) aero_points: [Vec3; 2],
+    /// Body x of the front and rear axles, where the downforce acts, m.
+    pub(crate) aero_axles_x_m: [f64; 2],
     pub(crate) drivetrain: Drivetrain,
     pub(crate) drivetrain_spec: DrivetrainSpec,
     pub(crate) collision_points: [Vec3; 8],
@@ -163,7 +164,7 @@ impl Car {
             brakes,
             brake_spec: spec.brakes.clone(),
             aero: spec.aero.clone(),
-            aero_points: [Vec3::new(a, 0.0, 0.0), Vec3::new(-b, 0.0, 0.0)],
+            aero_axles_x_m: [a, -b],
             drivetrain: Drivetrain::new(&spec.drivetrain),
             drivetrain_spec: spec.drivetrain.clone(),
             collision_points,

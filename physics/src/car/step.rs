@@ -11,6 +11,7 @@ use crate::spec::GRAVITY_MPS2;
 use crate::telemetry::{SurfaceKind, WheelTelemetry};
 use crate::track::Track;
 use crate::tyre::mf61::TyreForces;
+use crate::tyre::SlipPrediction;
 
 const GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -GRAVITY_MPS2);
 
@@ -25,15 +26,14 @@ struct WheelWork {
     radius: f64,
     vx: f64,
     vy: f64,
-    kappa: f64,
     alpha: f64,
     dfx_domega: f64,
     forces: TyreForces,
+    /// This step's slips (committed with the new spin rate).
+    slip: SlipPrediction,
     surface: SurfaceKind,
-    steer: f64,
     suspension_force: f64,
     travel_rate: f64,
-    brake_nm: f64,
     /// The wheel is held at a travel limit this step (rides with the body).
     at_limit: bool,
 }
@@ -41,21 +41,7 @@ struct WheelWork {
 impl Car {
     /// Advances the car by `dt_s` (at most a few ms) on `track`. No allocation.
     pub fn step(&mut self, track: &Track, dt_s: f64) {
-        let before = self.state;
         self.integrate(track, dt_s);
-        if !state_is_finite(&self.state) {
-            // A fault must never leave the car: restore and bring it to rest.
-            self.state = CarState {
-                velocity: Vec3::ZERO,
-                angular_velocity_body: Vec3::ZERO,
-                wheel_vertical_velocity: [0.0; 4],
-                wheel_omega: [0.0; 4],
-                slip: Default::default(),
-                ..before
-            };
-            self.telemetry = Default::default();
-            self.refresh_track_coord(track);
-        }
         self.time_s += dt_s;
         self.telemetry.time_s = self.time_s;
         // Gear requests are edges: apply each once.
@@ -74,8 +60,6 @@ impl Car {
         let rim = self.steering.rim_angle(controls.steering);
         self.steering
             .update_front_angles(rim, &mut self.front_angles);
-        let [steer_l, steer_r] = self.front_angles.angles_rad;
-        let steer = [steer_l, steer_r, 0.0, 0.0];
         let [front_l, front_r] = self.front_angles.sin_cos;
         let steer_sin_cos = [front_l, front_r, (0.0, 1.0), (0.0, 1.0)];
         let brake_nm = self.brakes.step(
@@ -91,12 +75,15 @@ impl Car {
         // the suspension rates, the wheel centres, the suspension torque and the new travel.
         let hardpoint = |i: usize| rot.mul_vec(self.corners[i].droop_position);
         let hardpoints = [hardpoint(0), hardpoint(1), hardpoint(2), hardpoint(3)];
-        // Suspension forces (spring, bump stop, damper) from travel and its rate.
+        // Suspension forces (spring, bump stop, damper) from travel and its rate. A hardpoint's
+        // velocity along body z is v.zb + (omega x r).zb, the latter in body coordinates
+        // (rotations keep cross and dot products): no rotated vectors needed.
+        let v_z = st.velocity.dot(zb);
+        let w_body = st.angular_velocity_body;
         for (i, w) in work.iter_mut().enumerate() {
             let corner = &self.corners[i];
-            let r_hp = hardpoints[i];
-            let v_hp = st.velocity + omega_w.cross(r_hp);
-            let s_dot = st.wheel_vertical_velocity[i] - v_hp.dot(zb);
+            let d = corner.droop_position;
+            let s_dot = st.wheel_vertical_velocity[i] - (v_z + (w_body.x * d.y - w_body.y * d.x));
             w.travel_rate = s_dot;
             w.suspension_force = corner.suspension.spring_force(st.travel[i])
                 + corner.suspension.damper_force(s_dot, dt);
@@ -135,9 +122,7 @@ impl Car {
             let v_body_wc = st.velocity + omega_w.cross(r_wc);
             let v_wc = v_body_wc + zb * (st.wheel_vertical_velocity[i] - v_body_wc.dot(zb));
             w.normal = n;
-            w.steer = steer[i];
             w.surface = ground.surface.kind;
-            w.brake_nm = brake_nm[i];
             w.radius = self.tyre.radius_m - deflection.max(0.0);
             let (sin_d, cos_d) = steer_sin_cos[i];
             let heading = xb * cos_d + yb * sin_d;
@@ -156,7 +141,7 @@ impl Car {
                 w.vx = v_cp.dot(w.forward);
                 w.vy = v_cp.dot(w.lateral);
                 let pred = st.slip[i].predict(&self.tyre, w.vx, w.vy, omega0, w.radius, dt);
-                w.kappa = pred.kappa_at_omega0;
+                w.slip = pred;
                 w.alpha = math::atan(pred.alpha);
                 // Right-side tyres are mounted mirrored: their ply-steer and conicity offsets
                 // cancel the left side's, so a straight car runs straight.
@@ -191,7 +176,7 @@ impl Car {
         let mut force = Vec3::ZERO;
         let mut torque = Vec3::ZERO;
         let mut wheel_accel = [0.0; 4];
-        let mut next = st;
+        // `self.state` becomes the new state from here on (`st` keeps the old one).
         let gravity_z = GRAVITY.dot(zb);
         for i in 0..4 {
             let w = &mut work[i];
@@ -200,12 +185,12 @@ impl Car {
             } else {
                 0.0
             };
-            next.wheel_omega[i] = omega1;
+            self.state.wheel_omega[i] = omega1;
             if w.load > 0.0 {
                 w.forces.fx += w.dfx_domega * (omega1 - st.wheel_omega[i]);
-                next.slip[i].commit(&self.tyre, w.vx, w.vy, omega1, w.radius, dt);
+                self.state.slip[i].commit(&self.tyre, &w.slip, w.vx, omega1, w.radius, dt);
             } else {
-                next.slip[i] = Default::default();
+                self.state.slip[i] = Default::default();
             }
             let tyre_force = w.forward * w.forces.fx + w.lateral * w.forces.fy + w.normal * w.load;
             let along_z = tyre_force.dot(zb);
@@ -239,10 +224,10 @@ impl Car {
         if speed > 1e-6 {
             force += st.velocity * (-self.aero.drag_n(speed) / speed);
             let [df_front, df_rear] = self.aero.downforce_n(st.velocity.dot(xb));
-            for (point, df) in self.aero_points.iter().zip([df_front, df_rear]) {
-                let f = zb * -df;
-                force += f;
-                torque += rot.mul_vec(*point).cross(f);
+            for (axle_x, df) in self.aero_axles_x_m.iter().zip([df_front, df_rear]) {
+                force += zb * -df;
+                // (xb axle_x) x (-zb df) = yb axle_x df: the axles lie on the body's x axis.
+                torque += yb * (axle_x * df);
             }
         }
 
@@ -279,55 +264,74 @@ impl Car {
         );
         let accel = rot.mul_vec(accel_body) + GRAVITY;
         let tau_body = rot.transpose_mul_vec(torque);
-        let w_body = st.angular_velocity_body;
         let gyro = w_body.cross(self.inertia.mul_vec(w_body));
         let alpha_body = self.inverse_inertia.mul_vec(tau_body - gyro);
 
-        next.velocity = st.velocity + accel * dt;
-        next.angular_velocity_body = w_body + alpha_body * dt;
-        for (v, a) in next.wheel_vertical_velocity.iter_mut().zip(wheel_accel) {
+        self.state.velocity = st.velocity + accel * dt;
+        self.state.angular_velocity_body = w_body + alpha_body * dt;
+        for (v, a) in self
+            .state
+            .wheel_vertical_velocity
+            .iter_mut()
+            .zip(wheel_accel)
+        {
             *v += a * dt;
         }
-        let barrier = self.barrier_response(track, &rot, &mut next);
-        // From the barrier-corrected position (`next` started at `st`): a penetration push
+        let barrier = self.barrier_response(track, &rot);
+        // From the barrier-corrected position (the new state started at `st`): a penetration push
         // must not be overwritten, or a car scraping a narrowing barrier ends up beyond it.
-        next.position += next.velocity * dt;
-        next.orientation = st
+        self.state.position += self.state.velocity * dt;
+        self.state.orientation = st
             .orientation
-            .integrate_body_rate(next.angular_velocity_body, dt);
+            .integrate_body_rate(self.state.angular_velocity_body, dt);
 
         // Travel from the unsprung masses' motion relative to the body; hard limits carry
         // the wheel with the body.
-        let omega_w1 = rot.mul_vec(next.angular_velocity_body);
+        let v_z1 = self.state.velocity.dot(zb);
+        let w_body1 = self.state.angular_velocity_body;
         for (i, w) in work.iter().enumerate() {
             let corner = &self.corners[i];
-            let body_z = (next.velocity + omega_w1.cross(hardpoints[i])).dot(zb);
-            let s_dot = next.wheel_vertical_velocity[i] - body_z;
+            let d = corner.droop_position;
+            let body_z = v_z1 + (w_body1.x * d.y - w_body1.y * d.x);
+            let s_dot = self.state.wheel_vertical_velocity[i] - body_z;
             let s = st.travel[i] + s_dot * dt;
             let travel_max = corner.suspension.travel_m;
             if w.at_limit {
                 // Held by the limit: stays there, moving with the body (else it drifts off the
                 // limit by micrometres and back, a two-step ripple of the body).
-                next.travel[i] = st.travel[i];
-                next.wheel_vertical_velocity[i] = body_z;
+                self.state.travel[i] = st.travel[i];
+                self.state.wheel_vertical_velocity[i] = body_z;
             } else if s < 0.0 {
-                next.travel[i] = 0.0;
-                next.wheel_vertical_velocity[i] = body_z;
+                self.state.travel[i] = 0.0;
+                self.state.wheel_vertical_velocity[i] = body_z;
             } else if s > travel_max {
-                next.travel[i] = travel_max;
-                next.wheel_vertical_velocity[i] = body_z;
+                self.state.travel[i] = travel_max;
+                self.state.wheel_vertical_velocity[i] = body_z;
             } else {
-                next.travel[i] = s;
+                self.state.travel[i] = s;
             }
         }
-        self.state = next;
-        self.fill_telemetry(track, &work, accel, rim, barrier);
+        self.fill_telemetry(track, &work, brake_nm, accel, rim, barrier);
+        if !state_is_finite(&self.state) {
+            // A fault must never leave the car: restore and bring it to rest.
+            self.state = CarState {
+                velocity: Vec3::ZERO,
+                angular_velocity_body: Vec3::ZERO,
+                wheel_vertical_velocity: [0.0; 4],
+                wheel_omega: [0.0; 4],
+                slip: Default::default(),
+                ..st
+            };
+            self.telemetry = Default::default();
+            self.refresh_track_coord(track);
+        }
     }
 
     fn fill_telemetry(
         &mut self,
         track: &Track,
         work: &[WheelWork; 4],
+        brake_nm: [f64; 4],
         accel_world: Vec3,
         rim_angle: f64,
         barrier: bool,
@@ -345,23 +349,25 @@ impl Car {
         t.specific_force_body_mps2 = rot.transpose_mul_vec(accel_world - GRAVITY).to_array();
         t.speed_mps = st.velocity.length();
         let drive = self.drivetrain.drive_torques_nm();
+        let [steer_l, steer_r] = self.front_angles.angles_rad;
+        let steer = [steer_l, steer_r, 0.0, 0.0];
         for i in 0..4 {
             let w = &work[i];
             t.wheels[i] = WheelTelemetry {
                 load_n: w.load,
-                slip_ratio: w.kappa,
+                slip_ratio: w.slip.kappa_at_omega0,
                 slip_angle_rad: w.alpha,
                 force_long_n: w.forces.fx,
                 force_lat_n: w.forces.fy,
                 aligning_moment_nm: w.forces.mz,
                 angular_velocity_radps: st.wheel_omega[i],
                 radius_m: w.radius,
-                steer_angle_rad: w.steer,
+                steer_angle_rad: steer[i],
                 suspension_travel_m: st.travel[i],
                 suspension_velocity_mps: w.travel_rate,
                 temperature_c: PLACEHOLDER_TYRE_TEMPERATURE_C,
                 drive_torque_nm: drive[i],
-                brake_torque_nm: w.brake_nm,
+                brake_torque_nm: brake_nm[i],
                 surface: w.surface,
                 in_contact: w.load > 0.0,
             };
@@ -385,19 +391,47 @@ impl Car {
 }
 
 fn state_is_finite(s: &CarState) -> bool {
-    let mut ok = s.position.is_finite()
-        && s.velocity.is_finite()
-        && s.angular_velocity_body.is_finite()
-        && s.orientation.w.is_finite()
-        && s.orientation.x.is_finite()
-        && s.orientation.y.is_finite()
-        && s.orientation.z.is_finite();
+    // x * 0 is (+-)0 for every finite x and NaN for an infinite or NaN one, so the sum of
+    // those products is zero exactly when every component is finite: a multiply and an add
+    // per component instead of a test and a branch.
+    let vector = |v: Vec3| v.x * 0.0 + v.y * 0.0 + v.z * 0.0;
+    let q = s.orientation;
+    let mut sum = vector(s.position)
+        + vector(s.velocity)
+        + vector(s.angular_velocity_body)
+        + (q.w * 0.0 + q.x * 0.0 + q.y * 0.0 + q.z * 0.0);
     for i in 0..4 {
-        ok &= s.travel[i].is_finite()
-            && s.wheel_vertical_velocity[i].is_finite()
-            && s.wheel_omega[i].is_finite()
-            && s.slip[i].u_x.is_finite()
-            && s.slip[i].u_y.is_finite();
+        sum += s.travel[i] * 0.0
+            + s.wheel_vertical_velocity[i] * 0.0
+            + s.wheel_omega[i] * 0.0
+            + s.slip[i].u_x * 0.0
+            + s.slip[i].u_y * 0.0;
     }
-    ok
+    sum == 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_is_finite_unless_some_component_is_infinite_or_nan() {
+        let base = CarState {
+            position: Vec3::new(1e300, -1e300, 0.0),
+            velocity: Vec3::new(-0.0, 3.0, f64::MAX),
+            ..CarState::default()
+        };
+        assert!(state_is_finite(&base));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut s = base;
+            s.slip[3].u_y = bad;
+            assert!(!state_is_finite(&s));
+            let mut s = base;
+            s.orientation.z = bad;
+            assert!(!state_is_finite(&s));
+            let mut s = base;
+            s.wheel_omega[0] = bad;
+            assert!(!state_is_finite(&s));
+        }
+    }
 }

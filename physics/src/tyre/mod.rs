@@ -13,7 +13,7 @@
 pub mod mf61;
 
 use crate::data::{invalid, DataError};
-use mf61::{GripScale, Mf61, TyreForces, PACEJKA_2006_205_60R15};
+use mf61::{GripScale, Mf61, PreparedMf61, TyreForces, PACEJKA_2006_205_60R15};
 use serde::Deserialize;
 
 /// Speed below which the low-speed slip damping is active (fading linearly to 0 here), m/s.
@@ -138,6 +138,8 @@ impl TyreSpec {
 pub struct Tyre {
     /// Magic Formula coefficients.
     pub mf: Mf61,
+    /// `mf` prepared for evaluation (what [`Tyre::forces`] uses; built by [`Tyre::new`]).
+    pub prepared_mf: PreparedMf61,
     /// The tyre's own friction scales.
     pub grip: GripScale,
     /// Unloaded radius, m.
@@ -148,6 +150,8 @@ pub struct Tyre {
     pub vertical_damping: f64,
     /// Relaxation lengths (long, lat), m.
     pub sigma_m: [f64; 2],
+    /// Their reciprocals (long, lat), 1/m (the slip states multiply by them every step).
+    pub inv_sigma_per_m: [f64; 2],
     /// Low-speed damping times (long, lat) at standstill, s.
     pub low_speed_tau_s: [f64; 2],
     /// Rolling resistance coefficient.
@@ -181,6 +185,7 @@ impl Tyre {
         let rim_stiffness = RIM_STIFFNESS_FACTOR * spec.vertical_stiffness_n_per_m;
         Tyre {
             mf,
+            prepared_mf: mf.prepare(),
             grip: GripScale {
                 mu_x: spec.grip_scale_long,
                 mu_y: spec.grip_scale_lat,
@@ -189,6 +194,7 @@ impl Tyre {
             vertical_stiffness: spec.vertical_stiffness_n_per_m,
             vertical_damping: spec.vertical_damping_ns_per_m,
             sigma_m: sigma,
+            inv_sigma_per_m: [1.0 / sigma[0], 1.0 / sigma[1]],
             low_speed_tau_s: [tau(0), tau(1)],
             rolling_resistance: spec.rolling_resistance,
             spin_inertia: spec.spin_inertia_kgm2,
@@ -222,7 +228,7 @@ impl Tyre {
             mu_x: self.grip.mu_x * surface_grip,
             mu_y: self.grip.mu_y * surface_grip,
         };
-        self.mf
+        self.prepared_mf
             .combined(kappa, alpha, fz_n.min(self.fz_max_n), grip)
     }
 }
@@ -245,6 +251,11 @@ pub struct SlipPrediction {
     pub dkappa_domega: f64,
     /// Effective slip angle (tan), rad.
     pub alpha: f64,
+    /// 1 / (1 + dt |vx| / sigma) (long, lat): the implicit decay of the deflections this step,
+    /// shared by [`SlipState::commit`].
+    pub decay: [f64; 2],
+    /// The new lateral deflection (it does not depend on the spin rate), m.
+    pub u_y: f64,
 }
 
 impl SlipState {
@@ -254,6 +265,7 @@ impl SlipState {
 
     /// Slips for this step given the contact-patch velocity (`vx` forward, `vy` left, m/s),
     /// the spin rate `omega0` and rolling radius at the start of the step.
+    #[inline]
     pub fn predict(
         &self,
         tyre: &Tyre,
@@ -266,55 +278,56 @@ impl SlipState {
         let vx_abs = vx.abs();
         let fade = Self::fade(vx_abs);
         let [sx, sy] = tyre.sigma_m;
+        let [inv_sx, inv_sy] = tyre.inv_sigma_per_m;
         let [tau_x, tau_y] = tyre.low_speed_tau_s;
         // Reciprocals once (this runs for every wheel every step; divisions are the slow
-        // part of it).
-        let (inv_sx, inv_sy, inv_dt) = (1.0 / sx, 1.0 / sy, 1.0 / dt_s);
+        // part of it). The damping terms are zero above the fade speed.
+        let fade_rate = if fade > 0.0 { fade / dt_s } else { 0.0 };
+        let decay_dt = dt_s * vx_abs;
         // Longitudinal: u_new(omega) = (u + dt (omega r - vx)) / (1 + dt |vx| / sigma).
-        let den_x = 1.0 + dt_s * vx_abs / sx;
-        let inv_den_x = 1.0 / den_x;
-        let damp_x = fade * tau_x * inv_dt;
+        let decay_x = 1.0 / (1.0 + decay_dt * inv_sx);
+        let damp_x = fade_rate * tau_x;
         let gain_x = (1.0 + damp_x) * inv_sx;
-        let u_x_free = (self.u_x + dt_s * (omega0 * radius_m - vx)) * inv_den_x;
+        let u_x_free = (self.u_x + dt_s * (omega0 * radius_m - vx)) * decay_x;
         let u_x0 = Self::clamp_u(u_x_free, sx * MAX_SLIP_RATIO);
         let kappa0 = gain_x * u_x0 - damp_x * self.u_x * inv_sx;
         let clamped = u_x_free != u_x0;
         let dkappa = if clamped {
             0.0
         } else {
-            gain_x * dt_s * radius_m * inv_den_x
+            gain_x * dt_s * radius_m * decay_x
         };
         // Lateral.
-        let den_y = 1.0 + dt_s * vx_abs / sy;
-        let u_y1 = Self::clamp_u((self.u_y + dt_s * vy) / den_y, sy * MAX_TAN_SLIP_ANGLE);
-        let damp_y = fade * tau_y * inv_dt;
+        let decay_y = 1.0 / (1.0 + decay_dt * inv_sy);
+        let u_y1 = Self::clamp_u((self.u_y + dt_s * vy) * decay_y, sy * MAX_TAN_SLIP_ANGLE);
+        let damp_y = fade_rate * tau_y;
         let alpha = (u_y1 * (1.0 + damp_y) - damp_y * self.u_y) * inv_sy;
         SlipPrediction {
             kappa_at_omega0: kappa0,
             dkappa_domega: dkappa,
             alpha,
+            decay: [decay_x, decay_y],
+            u_y: u_y1,
         }
-    }
-
-    fn u_x_new(&self, vx: f64, omega: f64, radius_m: f64, dt_s: f64, den: f64) -> f64 {
-        (self.u_x + dt_s * (omega * radius_m - vx)) / den
     }
 
     fn clamp_u(u: f64, limit: f64) -> f64 {
         u.clamp(-limit, limit)
     }
 
-    /// Advances the deflections with the wheel's new spin rate (same kinematics as
-    /// [`SlipState::predict`]).
-    pub fn commit(&mut self, tyre: &Tyre, vx: f64, vy: f64, omega1: f64, radius_m: f64, dt_s: f64) {
-        let vx_abs = vx.abs();
-        let [sx, sy] = tyre.sigma_m;
-        let den_x = 1.0 + dt_s * vx_abs / sx;
-        let den_y = 1.0 + dt_s * vx_abs / sy;
-        self.u_x = Self::clamp_u(
-            self.u_x_new(vx, omega1, radius_m, dt_s, den_x),
-            sx * MAX_SLIP_RATIO,
-        );
-        self.u_y = Self::clamp_u((self.u_y + dt_s * vy) / den_y, sy * MAX_TAN_SLIP_ANGLE);
+    /// Advances the deflections with the wheel's new spin rate `omega1`, from this step's
+    /// `prediction` (same kinematics as [`SlipState::predict`]).
+    pub fn commit(
+        &mut self,
+        tyre: &Tyre,
+        prediction: &SlipPrediction,
+        vx: f64,
+        omega1: f64,
+        radius_m: f64,
+        dt_s: f64,
+    ) {
+        let u_x = (self.u_x + dt_s * (omega1 * radius_m - vx)) * prediction.decay[0];
+        self.u_x = Self::clamp_u(u_x, tyre.sigma_m[0] * MAX_SLIP_RATIO);
+        self.u_y = prediction.u_y;
     }
 }
