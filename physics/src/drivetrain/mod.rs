@@ -33,7 +33,7 @@ use differential::Coupling;
 use engine::Engine;
 use gearbox::Gearbox;
 use layout::LayoutMap;
-use solver::{Joint, Problem, MAX_DOFS};
+use solver::{Joint, Problem, Solver, MAX_DOFS, MAX_JOINTS};
 
 /// What the car hands the driveline for one wheel each step.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -79,6 +79,11 @@ pub struct Drivetrain {
     wheel_radius_m: f64,
     slot_locked: [bool; SLOTS],
     slot_used: [bool; SLOTS],
+    /// Slot of each joint of the current problem.
+    joint_slot: [usize; MAX_JOINTS],
+    /// The step's implicit problem, rebuilt in place each step (only the used entries).
+    problem: Problem,
+    solver: Solver,
     clutch_torque_nm: f64,
     drive_torque_nm: [f64; 4],
     last_event: Option<GearEvent>,
@@ -107,6 +112,9 @@ impl Drivetrain {
             wheel_radius_m: DEFAULT_WHEEL_RADIUS_M,
             slot_locked: [false; SLOTS],
             slot_used: [false; SLOTS],
+            joint_slot: [0; MAX_JOINTS],
+            problem: Problem::default(),
+            solver: Solver::new(),
             clutch_torque_nm: 0.0,
             drive_torque_nm: [0.0; 4],
             last_event: None,
@@ -161,21 +169,18 @@ impl Drivetrain {
             self.gearbox.torque_cut(),
         );
         let clutch_capacity = self.clutch.capacity_nm(controls.clutch, self.engine.rpm());
-        // Built in place (a returned Problem is a 1 kB copy every step).
-        let mut problem = Problem::default();
-        self.build_problem(&mut problem, wheels, ratio, torques, clutch_capacity, dt_s);
-        let solution = solver::solve(&problem, dt_s);
+        self.build_problem(wheels, ratio, torques, clutch_capacity, dt_s);
+        let solution = self.solver.solve(&self.problem, dt_s);
 
         // Map joint results back to their slots.
         let mut slot_torque = [0.0; SLOTS];
-        let mut joint = 0;
         self.slot_locked = [false; SLOTS];
-        for (slot, used) in self.slot_used.iter().enumerate() {
-            if *used {
-                slot_torque[slot] = solution.torque_nm[joint];
-                self.slot_locked[slot] = solution.locked[joint];
-                joint += 1;
-            }
+        for (joint, &slot) in self.joint_slot[..self.problem.joint_count]
+            .iter()
+            .enumerate()
+        {
+            slot_torque[slot] = solution.torque_nm[joint];
+            self.slot_locked[slot] = solution.locked[joint];
         }
 
         let x = solution.velocity;
@@ -222,11 +227,10 @@ impl Drivetrain {
         self.telemetry
     }
 
-    /// Builds the step's implicit problem into `p` (a default one) and records which joint
-    /// slots it uses.
+    /// Rebuilds the step's implicit problem in place (clearing only the entries in use) and
+    /// records which joint slots it uses.
     fn build_problem(
         &mut self,
-        p: &mut Problem,
         wheels: &[WheelSpinInput; 4],
         ratio: f64,
         torques: engine::EngineTorques,
@@ -234,7 +238,13 @@ impl Drivetrain {
         dt_s: f64,
     ) {
         let n = self.map.dofs;
+        let p = &mut self.problem;
         p.dofs = n;
+        p.joint_count = 0;
+        for i in 0..n {
+            p.mass[i][..n].fill(0.0);
+        }
+        p.momentum[..n].fill(0.0);
         let engine_inertia = self.engine.spec().inertia_kgm2;
         let omega_e = self.engine.omega_radps;
         p.mass[0][0] = engine_inertia;
@@ -264,15 +274,19 @@ impl Drivetrain {
         }
 
         self.slot_used = [false; SLOTS];
+        let slot_locked = &self.slot_locked;
+        let slot_used = &mut self.slot_used;
+        let joint_slot = &mut self.joint_slot;
         let mut add = |p: &mut Problem, slot: usize, row: [f64; MAX_DOFS], capacity_nm: f64| {
             if capacity_nm > 0.0 {
+                joint_slot[p.joint_count] = slot;
                 p.joints[p.joint_count] = Joint {
                     row,
                     capacity_nm,
-                    was_locked: self.slot_locked[slot],
+                    was_locked: slot_locked[slot],
                 };
                 p.joint_count += 1;
-                self.slot_used[slot] = true;
+                slot_used[slot] = true;
             }
         };
         let unit = |i: usize| {
