@@ -26,7 +26,7 @@ pub use spec::{
     ClutchSpec, DifferentialSpec, DrivetrainSpec, EngineSpec, GearboxSpec, Layout, ShiftMode,
 };
 
-use crate::controls::Controls;
+use crate::controls::{Controls, GearRequest};
 use crate::telemetry::{DiffTelemetry, DrivetrainTelemetry};
 use clutch::Clutch;
 use differential::Coupling;
@@ -160,6 +160,22 @@ impl Drivetrain {
         wheels: &[WheelSpinInput; 4],
         dt_s: f64,
     ) -> [f64; 4] {
+        // The coordinate count as a constant so the small loops unroll: one axle (3) or AWD
+        // (MAX_DOFS), the only layouts [`LayoutMap`] builds.
+        if self.map.dofs == 3 {
+            self.step_dofs::<3>(controls, wheels, dt_s)
+        } else {
+            self.step_dofs::<MAX_DOFS>(controls, wheels, dt_s)
+        }
+    }
+
+    /// [`Drivetrain::step`] for `DOFS` driveline coordinates.
+    fn step_dofs<const DOFS: usize>(
+        &mut self,
+        controls: &Controls,
+        wheels: &[WheelSpinInput; 4],
+        dt_s: f64,
+    ) -> [f64; 4] {
         let controls = controls.sanitized();
         self.shift(&controls, wheels);
         let ratio = self.gearbox.total_ratio();
@@ -169,7 +185,7 @@ impl Drivetrain {
             self.gearbox.torque_cut(),
         );
         let clutch_capacity = self.clutch.capacity_nm(controls.clutch, self.engine.rpm());
-        self.build_problem(wheels, ratio, torques, clutch_capacity, dt_s);
+        self.build_problem::<DOFS>(wheels, ratio, torques, clutch_capacity, dt_s);
         let solution = self.solver.solve(&self.problem, dt_s);
 
         // Map joint results back to their slots.
@@ -187,7 +203,7 @@ impl Drivetrain {
         let mut out = [0.0; 4];
         for (w, input) in wheels.iter().enumerate() {
             if self.map.driven[w] {
-                let omega = dot(&self.map.wheel_rows[w], &x, self.map.dofs);
+                let omega = dot(&self.map.wheel_rows[w], &x, DOFS);
                 let accel_torque = input.inertia_kgm2 * (omega - input.omega_radps) / dt_s;
                 let road =
                     input.road_torque_nm + input.road_torque_slope * (omega - input.omega_radps);
@@ -229,7 +245,7 @@ impl Drivetrain {
 
     /// Rebuilds the step's implicit problem in place (clearing only the entries in use) and
     /// records which joint slots it uses.
-    fn build_problem(
+    fn build_problem<const DOFS: usize>(
         &mut self,
         wheels: &[WheelSpinInput; 4],
         ratio: f64,
@@ -237,12 +253,12 @@ impl Drivetrain {
         clutch_capacity_nm: f64,
         dt_s: f64,
     ) {
-        let n = self.map.dofs;
+        let n = DOFS;
         let p = &mut self.problem;
         p.dofs = n;
         p.joint_count = 0;
         for i in 0..n {
-            p.mass[i][..n].fill(0.0);
+            p.mass[i][..=i].fill(0.0);
         }
         p.momentum[..n].fill(0.0);
         let engine_inertia = self.engine.spec().inertia_kgm2;
@@ -250,9 +266,7 @@ impl Drivetrain {
         p.mass[0][0] = engine_inertia;
         p.momentum[0] = engine_inertia * omega_e + dt_s * torques.drive_nm;
         p.start_velocity[0] = omega_e;
-        let mut omegas = [0.0; 4];
         for (w, input) in wheels.iter().enumerate() {
-            omegas[w] = input.omega_radps;
             if !self.map.driven[w] {
                 continue;
             }
@@ -262,11 +276,13 @@ impl Drivetrain {
                 + dt_s * (input.road_torque_nm - input.road_torque_slope * input.omega_radps);
             for i in 1..n {
                 p.momentum[i] += row[i] * momentum;
-                for j in 1..n {
+                // The lower triangle: all the solver reads of the symmetric matrix.
+                for j in 1..=i {
                     p.mass[i][j] += inertia * row[i] * row[j];
                 }
             }
         }
+        let omegas = wheels.map(|input| input.omega_radps);
         for i in 1..n {
             let row = &self.map.coordinate_rows[i];
             p.start_velocity[i] =
@@ -385,6 +401,11 @@ impl Drivetrain {
 
     /// Handles the gear request and records the event.
     fn shift(&mut self, controls: &Controls, wheels: &[WheelSpinInput; 4]) {
+        if controls.gear_request == GearRequest::None {
+            // Nothing asked (almost every step): no event, and the speed is not needed.
+            self.last_event = None;
+            return;
+        }
         let mut sum = 0.0;
         let mut count = 0.0;
         for (w, input) in wheels.iter().enumerate() {

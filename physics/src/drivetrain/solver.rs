@@ -54,7 +54,8 @@ pub struct Joint {
 pub struct Problem {
     /// Degrees of freedom in use.
     pub dofs: usize,
-    /// Effective inertia matrix (only the `dofs x dofs` block is used), kg m^2.
+    /// Effective inertia matrix, symmetric, kg m^2: only the lower triangle (row >= column) of
+    /// the `dofs x dofs` block is read.
     pub mass: [[f64; MAX_DOFS]; MAX_DOFS],
     /// Momentum after explicit torques, N m s.
     pub momentum: [f64; MAX_DOFS],
@@ -125,6 +126,22 @@ fn cholesky_solve<const N: usize>(l: &[[f64; N]; N], n: usize, b: &[f64; N]) -> 
         x[i] = s / l[i][i];
     }
     x
+}
+
+/// The first `N` entries of `a`.
+#[inline(always)]
+fn head<const N: usize>(a: &[f64; MAX_DOFS]) -> [f64; N] {
+    std::array::from_fn(|i| a[i])
+}
+
+/// `a . b` over the first `N` entries of `a`.
+#[inline(always)]
+fn dot_head<const N: usize>(a: &[f64; MAX_DOFS], b: &[f64; N]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..N {
+        s += a[i] * b[i];
+    }
+    s
 }
 
 #[inline(always)]
@@ -242,20 +259,25 @@ impl Solver {
     /// Writes the solution and returns true when the guess satisfies every joint's condition
     /// (the tests of [`Solver::full_dofs`]); false leaves the solution to the full search.
     fn warm_dofs<const DOFS: usize>(&mut self, problem: &Problem, dt_s: f64) -> bool {
-        let n = DOFS;
         let m = problem.joint_count;
         let joints = &problem.joints[..m];
-        let mut factor = problem.mass;
-        cholesky(&mut factor, n);
-        let mut momentum = problem.momentum;
+        let mut factor: [[f64; DOFS]; DOFS] = std::array::from_fn(|i| head(&problem.mass[i]));
+        cholesky(&mut factor, DOFS);
+        let start_velocity: [f64; DOFS] = head(&problem.start_velocity);
+        let mut momentum: [f64; DOFS] = head(&problem.momentum);
         let mut nl = 0;
         for (k, joint) in joints.iter().enumerate() {
             let cap = joint.capacity_nm * dt_s;
-            let v0 = dot(&joint.row, &problem.start_velocity, n);
-            let sign = if joint.was_locked || v0.abs() <= SPEED_EPS || cap.is_infinite() {
+            // The guess of the full search (locked if it was, if rigid, or if not moving).
+            let sign = if joint.was_locked || cap.is_infinite() {
                 0.0
             } else {
-                v0.signum()
+                let v0 = dot_head(&joint.row, &start_velocity);
+                if v0.abs() <= SPEED_EPS {
+                    0.0
+                } else {
+                    v0.signum()
+                }
             };
             self.cap[k] = cap;
             self.sign[k] = sign;
@@ -265,44 +287,67 @@ impl Solver {
             } else {
                 let impulse = -sign * cap;
                 self.impulse[k] = impulse;
-                for i in 0..n {
+                for i in 0..DOFS {
                     momentum[i] += joint.row[i] * impulse;
                 }
             }
         }
         // Speeds under the slipping joints' impulses alone, then the locked joints' impulses
         // that bring their relative speeds to zero.
-        let mut velocity = cholesky_solve(&factor, n, &momentum);
-        for r in 0..nl {
-            let row = &joints[self.locked_idx[r]].row;
-            self.response[r] = cholesky_solve(&factor, n, row);
-            for c in 0..=r {
-                let value = dot(row, &self.response[c], n);
-                self.locked_matrix[r][c] = value;
-                self.locked_matrix[c][r] = value;
-            }
-            self.locked_rhs[r] = -dot(row, &velocity, n);
-        }
-        cholesky(&mut self.locked_matrix, nl);
-        let locked_impulse = cholesky_solve(&self.locked_matrix, nl, &self.locked_rhs);
-        for r in 0..nl {
-            let k = self.locked_idx[r];
-            let impulse = locked_impulse[r];
+        let mut velocity = cholesky_solve(&factor, DOFS, &momentum);
+        if nl == 1 {
+            // One lock (the usual clutch): the 1x1 case of the general code below, same
+            // operations without its fixed-size scratch.
+            let k = self.locked_idx[0];
+            let row = &joints[k].row;
+            let response = cholesky_solve(&factor, DOFS, &head(row));
+            let diagonal = dot_head(row, &response);
+            let pivot = if diagonal > 1e-10 * diagonal.abs() && diagonal > 0.0 {
+                diagonal.sqrt()
+            } else {
+                f64::INFINITY
+            };
+            let impulse = -dot_head(row, &velocity) / pivot / pivot;
             if impulse.abs() > self.cap[k] * (1.0 + 1e-9) + 1e-12 {
                 return false;
             }
             self.impulse[k] = impulse;
-            for i in 0..n {
-                velocity[i] += self.response[r][i] * impulse;
+            for i in 0..DOFS {
+                velocity[i] += response[i] * impulse;
+            }
+        } else if nl > 1 {
+            for r in 0..nl {
+                let row = &joints[self.locked_idx[r]].row;
+                let response = cholesky_solve(&factor, DOFS, &head(row));
+                self.response[r][..DOFS].copy_from_slice(&response);
+                for c in 0..=r {
+                    let value = dot_head(row, &head::<DOFS>(&self.response[c]));
+                    self.locked_matrix[r][c] = value;
+                    self.locked_matrix[c][r] = value;
+                }
+                self.locked_rhs[r] = -dot_head(row, &velocity);
+            }
+            cholesky(&mut self.locked_matrix, nl);
+            let locked_impulse = cholesky_solve(&self.locked_matrix, nl, &self.locked_rhs);
+            for r in 0..nl {
+                let k = self.locked_idx[r];
+                let impulse = locked_impulse[r];
+                if impulse.abs() > self.cap[k] * (1.0 + 1e-9) + 1e-12 {
+                    return false;
+                }
+                self.impulse[k] = impulse;
+                for i in 0..DOFS {
+                    velocity[i] += self.response[r][i] * impulse;
+                }
             }
         }
         for (k, joint) in joints.iter().enumerate() {
             let sign = self.sign[k];
-            if sign != 0.0 && sign * dot(&joint.row, &velocity, n) < -SPEED_EPS {
+            if sign != 0.0 && sign * dot_head(&joint.row, &velocity) < -SPEED_EPS {
                 return false;
             }
         }
-        self.solution.velocity = velocity;
+        self.solution.velocity[..DOFS].copy_from_slice(&velocity);
         for k in 0..m {
             self.solution.torque_nm[k] = self.impulse[k] / dt_s;
             self.solution.locked[k] = self.sign[k] == 0.0;
