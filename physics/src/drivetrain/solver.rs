@@ -34,7 +34,7 @@ pub const MAX_DOFS: usize = 5;
 /// Most friction joints (clutch, engine drag, gear loss, three diffs, four brakes).
 pub const MAX_JOINTS: usize = 10;
 /// Relative speed below which a joint counts as not moving, rad/s.
-const SPEED_EPS: f64 = 1e-9;
+pub const SPEED_EPS: f64 = 1e-9;
 /// Iteration cap of the active set (each iteration changes one joint).
 const MAX_ITERATIONS: usize = 3 * MAX_JOINTS;
 
@@ -126,6 +126,13 @@ fn cholesky_solve<const N: usize>(l: &[[f64; N]; N], n: usize, b: &[f64; N]) -> 
         x[i] = s / l[i][i];
     }
     x
+}
+
+/// Whether a locked joint's `impulse` exceeds its capacity `cap` (both per step, N m s), with
+/// the round-off allowance every path of the solve uses.
+#[inline(always)]
+pub fn exceeds(impulse: f64, cap: f64) -> bool {
+    impulse.abs() > cap * (1.0 + 1e-9) + 1e-12
 }
 
 /// The first `N` entries of `a`.
@@ -308,7 +315,7 @@ impl Solver {
                 f64::INFINITY
             };
             let impulse = -dot_head(row, &velocity) / pivot / pivot;
-            if impulse.abs() > self.cap[k] * (1.0 + 1e-9) + 1e-12 {
+            if exceeds(impulse, self.cap[k]) {
                 return false;
             }
             self.impulse[k] = impulse;
@@ -332,7 +339,7 @@ impl Solver {
             for r in 0..nl {
                 let k = self.locked_idx[r];
                 let impulse = locked_impulse[r];
-                if impulse.abs() > self.cap[k] * (1.0 + 1e-9) + 1e-12 {
+                if exceeds(impulse, self.cap[k]) {
                     return false;
                 }
                 self.impulse[k] = impulse;
@@ -428,7 +435,7 @@ impl Solver {
             let mut changed = false;
             for k in 0..m {
                 if sign[k] == 0.0 {
-                    if impulse[k].abs() > cap[k] * (1.0 + 1e-9) + 1e-12 {
+                    if exceeds(impulse[k], cap[k]) {
                         sign[k] = -impulse[k].signum();
                         changed = true;
                         break;
