@@ -11,8 +11,8 @@
 //! stiff tyres and never chatters. Undriven wheels spin on their own ([`implicit_wheel_update`]).
 //!
 //! Fast path: a one-axle car in its usual states (wheels turning against brakes and rolling
-//! resistance, clutch locked or out, open or viscous diff, drag and gear loss slipping) is
-//! solved in closed form with the solver's warm-start equations and acceptance tests, without
+//! resistance, clutch locked or out, diff open, viscous, locked or slipping, drag and gear loss
+//! slipping) is solved in closed form with the solver's warm-start equations and acceptance tests, without
 //! building the general problem; any other state, or a guess that fails, takes the general
 //! path. A property test (in this module) compares the two.
 //!
@@ -65,10 +65,10 @@ struct OneAxleStep {
     velocity: [f64; MAX_DOFS],
     /// Joint torques by slot, N m.
     slot_torque_nm: [f64; SLOTS],
-    /// Which joints are in use (all slipping but the clutch).
+    /// Which joints are in use.
     slot_used: [bool; SLOTS],
-    /// Whether the clutch joint is in use (then locked).
-    clutch_locked: bool,
+    /// Which joints are locked (the clutch and the diff may be).
+    slot_locked: [bool; SLOTS],
 }
 
 /// A braked wheel turning slower than this is held at rest (solver round-off), rad/s.
@@ -214,11 +214,10 @@ impl Drivetrain {
                 velocity,
                 slot_torque_nm,
                 slot_used,
-                clutch_locked,
+                slot_locked,
             }) => {
                 self.slot_used = slot_used;
-                self.slot_locked = [false; SLOTS];
-                self.slot_locked[SLOT_CLUTCH] = clutch_locked;
+                self.slot_locked = slot_locked;
                 (velocity, slot_torque_nm)
             }
             None => self.solve_problem::<DOFS>(wheels, ratio, torques, clutch_capacity, dt_s),
@@ -283,11 +282,12 @@ impl Drivetrain {
 
     /// The usual states of a one-axle driveline in closed form: the brakes (and the rolling
     /// resistance the car applies through them) slipping on turning wheels, the clutch either
-    /// locked last step or carrying nothing (neutral, pedal pressed), the differential without
-    /// a friction lock (open or viscous), engine drag and gear loss slipping the way they
-    /// turn. These are the equations the solver's warm start solves for that guess (engine
-    /// `e`, carrier `c`, axle delta `d`; the mass matrix is the engine inertia beside a 2x2
-    /// block, the clutch row `[1, -ratio, 0]`), with the same acceptance tests. `None` when the
+    /// locked last step or carrying nothing (neutral, pedal pressed), the differential open,
+    /// viscous, or with its friction lock locked (spool, or locked last step) or slipping,
+    /// engine drag and gear loss slipping the way they turn. These are the equations the
+    /// solver's warm start solves for that guess (engine `e`, carrier `c`, axle delta `d`; the
+    /// mass matrix is the engine inertia beside a 2x2 block, the clutch row `[1, -ratio, 0]`,
+    /// the diff lock row `[0, 0, 1]`), with the same acceptance tests. `None` when the
     /// state is another one or the guess fails; then the general problem is built and solved.
     fn one_axle_closed_form(
         &self,
@@ -308,9 +308,8 @@ impl Drivetrain {
             .iter()
             .enumerate()
             .find_map(|(index, place)| place.map(|place| (index, place)))?;
-        if self.diff_capacity_nm(index, &place, wheels) > 0.0 {
-            return None;
-        }
+        let diff_slot = SLOT_DIFF + index;
+        let diff_capacity_nm = self.diff_capacity_nm(index, &place, wheels);
         let mut slot_used = [false; SLOTS];
         let mut slot_impulse = [0.0; SLOTS];
         let mut slot_sign = [0.0; SLOTS];
@@ -355,6 +354,14 @@ impl Drivetrain {
         if ratio != 0.0 {
             slip(SLOT_GEAR_LOSS, self.gear_loss_nm(ratio), start[1])?;
         }
+        // The diff's friction lock: locked as the warm start guesses it, else slipping.
+        let diff_locked = diff_capacity_nm > 0.0
+            && (self.slot_locked[diff_slot]
+                || diff_capacity_nm.is_infinite()
+                || start[2].abs() <= SPEED_EPS);
+        if !diff_locked {
+            slip(diff_slot, diff_capacity_nm, start[2])?;
+        }
 
         // The 2x2 block of the wheels (rows `[0, 1, +-1/2]`) and its momentum, with the
         // slipping joints' impulses.
@@ -362,7 +369,7 @@ impl Drivetrain {
         let p_e =
             engine_inertia * omega_e + dt_s * torques.drive_nm + slot_impulse[SLOT_ENGINE_DRAG];
         let (mut m_cc, mut m_cd, mut m_dd) = (0.0, 0.0, 0.0);
-        let (mut p_c, mut p_d) = (slot_impulse[SLOT_GEAR_LOSS], 0.0);
+        let (mut p_c, mut p_d) = (slot_impulse[SLOT_GEAR_LOSS], slot_impulse[diff_slot]);
         for w in axle {
             let input = &wheels[w];
             let row = &self.map.wheel_rows[w];
@@ -384,15 +391,42 @@ impl Drivetrain {
             return None;
         }
 
-        // Speeds without the clutch, the clutch impulse that locks it, and the speeds with it.
-        let mut velocity = [
-            p_e / engine_inertia,
-            (m_dd * p_c - m_cd * p_d) / det,
-            (m_cc * p_d - m_cd * p_c) / det,
-            0.0,
-            0.0,
-        ];
-        if clutch_engaged {
+        let mut slot_locked = [false; SLOTS];
+        let mut velocity;
+        if diff_locked {
+            // Axle delta held at 0: the carrier alone, with the engine through the clutch; the
+            // diff carries what keeps the delta still.
+            velocity = [p_e / engine_inertia, p_c / m_cc, 0.0, 0.0, 0.0];
+            if clutch_engaged {
+                let carrier = (p_c + ratio * p_e) / (m_cc + ratio * ratio * engine_inertia);
+                velocity[0] = ratio * carrier;
+                velocity[1] = carrier;
+                let impulse = engine_inertia * velocity[0] - p_e;
+                if solver::exceeds(impulse, clutch_capacity_nm * dt_s) {
+                    return None;
+                }
+                slot_used[SLOT_CLUTCH] = true;
+                slot_locked[SLOT_CLUTCH] = true;
+                slot_impulse[SLOT_CLUTCH] = impulse;
+            }
+            let impulse = m_cd * velocity[1] - p_d;
+            if solver::exceeds(impulse, diff_capacity_nm * dt_s) {
+                return None;
+            }
+            slot_used[diff_slot] = true;
+            slot_locked[diff_slot] = true;
+            slot_impulse[diff_slot] = impulse;
+        } else {
+            velocity = [
+                p_e / engine_inertia,
+                (m_dd * p_c - m_cd * p_d) / det,
+                (m_cc * p_d - m_cd * p_c) / det,
+                0.0,
+                0.0,
+            ];
+        }
+        // The clutch impulse that locks it, and the speeds with it.
+        if clutch_engaged && !diff_locked {
             let response = [
                 1.0 / engine_inertia,
                 -ratio * m_dd / det,
@@ -407,6 +441,7 @@ impl Drivetrain {
                 velocity[i] += response[i] * impulse;
             }
             slot_used[SLOT_CLUTCH] = true;
+            slot_locked[SLOT_CLUTCH] = true;
             slot_impulse[SLOT_CLUTCH] = impulse;
         }
 
@@ -421,6 +456,7 @@ impl Drivetrain {
         }
         if slot_sign[SLOT_ENGINE_DRAG] * velocity[0] < -SPEED_EPS
             || slot_sign[SLOT_GEAR_LOSS] * velocity[1] < -SPEED_EPS
+            || slot_sign[diff_slot] * velocity[2] < -SPEED_EPS
         {
             return None;
         }
@@ -431,7 +467,7 @@ impl Drivetrain {
             velocity,
             slot_torque_nm: slot_impulse.map(|impulse| impulse / dt_s),
             slot_used,
-            clutch_locked: clutch_engaged,
+            slot_locked,
         })
     }
 
@@ -682,18 +718,27 @@ pub fn implicit_wheel_update(w: &WheelSpinInput, drive_nm: f64, dt_s: f64) -> f6
 mod tests {
     use super::*;
     use crate::spec::builtin;
+    use crate::telemetry::DIFF_REAR;
     use proptest::prelude::*;
 
     const DT_S: f64 = 0.001;
 
-    /// The road car's driveline (front drive, open diff) or a rear-drive variant with a
-    /// viscous diff.
-    fn drivetrain(rear_viscous: bool) -> Drivetrain {
+    /// The road car's driveline: as built (front drive, open diff) for kind 0, else rear drive
+    /// with a viscous diff (1), a 1.5-way clutch LSD with preload (2) or a spool (3).
+    fn drivetrain(kind: u8) -> Drivetrain {
         let mut spec = builtin::car("road").expect("road car").drivetrain;
-        if rear_viscous {
+        if kind > 0 {
             spec.layout = Layout::Rwd;
-            spec.rear_differential = Some(DifferentialSpec::Viscous {
-                coefficient_nm_s_per_rad: 25.0,
+            spec.rear_differential = Some(match kind {
+                1 => DifferentialSpec::Viscous {
+                    coefficient_nm_s_per_rad: 25.0,
+                },
+                2 => DifferentialSpec::ClutchLsd {
+                    preload_nm: 40.0,
+                    power_bias_ratio: 2.5,
+                    ways: 1.5,
+                },
+                _ => DifferentialSpec::Spool {},
             });
         }
         Drivetrain::new(&spec)
@@ -701,7 +746,9 @@ mod tests {
 
     #[derive(Debug, Clone)]
     struct State {
-        rear_viscous: bool,
+        /// See [`drivetrain`].
+        kind: u8,
+        diff_was_locked: bool,
         ratio: f64,
         /// Engine speed minus `ratio x carrier_omega` (small: near the clutch lock).
         engine_slip: f64,
@@ -719,7 +766,7 @@ mod tests {
     fn state() -> impl Strategy<Value = State> {
         (
             (
-                any::<bool>(),
+                (0..4u8, any::<bool>()),
                 prop_oneof![3 => -15.0..15.0f64, 1 => Just(0.0)],
                 prop_oneof![-0.05..0.05f64, -50.0..800.0f64],
                 -5.0..150.0f64,
@@ -738,12 +785,13 @@ mod tests {
         )
             .prop_map(
                 |(
-                    (rear_viscous, ratio, engine_slip, carrier_omega),
+                    ((kind, diff_was_locked), ratio, engine_slip, carrier_omega),
                     (split, clutch, cap, drive),
                     (drag, road),
                     (slope, brake_nm),
                 )| State {
-                    rear_viscous,
+                    kind,
+                    diff_was_locked,
                     ratio,
                     engine_slip,
                     carrier_omega,
@@ -761,7 +809,7 @@ mod tests {
 
     /// The drivetrain in `state` (clutch locked last step) and the wheel inputs.
     fn set_up(state: &State) -> (Drivetrain, [WheelSpinInput; 4], engine::EngineTorques) {
-        let mut dt = drivetrain(state.rear_viscous);
+        let mut dt = drivetrain(state.kind);
         dt.engine.omega_radps = state.ratio * state.carrier_omega + state.engine_slip;
         dt.clutch_torque_nm = state.clutch_torque_nm;
         dt.slot_locked[SLOT_CLUTCH] = true;
@@ -772,7 +820,8 @@ mod tests {
             road_torque_slope: 0.0,
             brake_torque_nm: 0.0,
         }; 4];
-        let axle = if state.rear_viscous { [2, 3] } else { [0, 1] };
+        let axle = if state.kind > 0 { [2, 3] } else { [0, 1] };
+        dt.slot_locked[SLOT_DIFF + DIFF_REAR] = state.diff_was_locked;
         for (side, &w) in axle.iter().enumerate() {
             let half = if side == 0 { 0.5 } else { -0.5 };
             wheels[w].omega_radps += half * state.wheel_split;
@@ -802,8 +851,7 @@ mod tests {
             slot_locked[slot] = full.locked[joint];
         }
         let expected_used = closed.slot_used;
-        let mut expected_locked = [false; SLOTS];
-        expected_locked[SLOT_CLUTCH] = closed.clutch_locked;
+        let expected_locked = closed.slot_locked;
         let v_scale = full.velocity.iter().fold(1.0f64, |m, v| m.max(v.abs()));
         let t_scale = slot_torque.iter().fold(1.0f64, |m, v| m.max(v.abs()));
         let agree = dt.slot_used == expected_used
@@ -835,13 +883,15 @@ mod tests {
     #[test]
     fn cruising_in_gear_takes_the_closed_form_and_agrees() {
         // Third gear at ~60 km/h, part throttle: the common case the closed form is for.
-        for rear_viscous in [false, true] {
+        for (kind, diff_was_locked) in [(0, false), (1, false), (2, true), (3, false)] {
             let state = State {
-                rear_viscous,
+                kind,
+                diff_was_locked,
                 ratio: 5.3,
                 engine_slip: 0.0,
                 carrier_omega: 55.0,
-                wheel_split: 0.4,
+                // A locked diff turns both wheels alike.
+                wheel_split: if kind >= 2 { 0.0 } else { 0.4 },
                 clutch_torque_nm: -90.0,
                 clutch_capacity_nm: 300.0,
                 drive_nm: 100.0,
