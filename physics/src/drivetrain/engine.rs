@@ -28,6 +28,9 @@ pub const RADPS_PER_RPM: f64 = std::f64::consts::PI / 30.0;
 pub struct Engine {
     spec: EngineSpec,
     idle_feed_forward: f64,
+    /// Torque-curve segment of the last step (see [`Engine::curve_segment`]): speeds change
+    /// little per step, so it is checked before searching.
+    last_segment: usize,
     /// Crank speed, rad/s.
     pub omega_radps: f64,
     /// Combustion enabled (not stalled, ignition on).
@@ -49,6 +52,7 @@ impl Engine {
         let mut engine = Engine {
             spec: spec.clone(),
             idle_feed_forward: 0.0,
+            last_segment: 0,
             omega_radps: spec.idle_rpm * RADPS_PER_RPM,
             running: true,
         };
@@ -73,18 +77,40 @@ impl Engine {
 
     /// Full-throttle net torque at `rpm`, linearly interpolated, held flat past the ends.
     pub fn curve_nm(&self, rpm: f64) -> f64 {
+        self.curve_on_segment(self.curve_segment(rpm), rpm)
+    }
+
+    /// The curve segment `rpm` falls on: 0 at or below the first point, `i` for
+    /// `(rpm_{i-1}, rpm_i]`, the point count above the last point (and for NaN).
+    fn curve_segment(&self, rpm: f64) -> usize {
+        let xs = &self.spec.torque_curve_rpm;
+        xs.iter().position(|&x| rpm <= x).unwrap_or(xs.len())
+    }
+
+    /// [`Engine::curve_segment`], trying `hint` (an interior segment) first: the same answer
+    /// because the speeds strictly increase.
+    fn curve_segment_near(&self, rpm: f64, hint: usize) -> usize {
+        let xs = &self.spec.torque_curve_rpm;
+        if hint > 0 && hint < xs.len() && xs[hint - 1] < rpm && rpm <= xs[hint] {
+            hint
+        } else {
+            self.curve_segment(rpm)
+        }
+    }
+
+    /// The curve at `rpm` on its `segment` (from [`Engine::curve_segment`]).
+    fn curve_on_segment(&self, segment: usize, rpm: f64) -> f64 {
         let xs = &self.spec.torque_curve_rpm;
         let ys = &self.spec.torque_curve_nm;
-        if rpm <= xs[0] {
-            return ys[0];
+        if segment == 0 {
+            ys[0]
+        } else if segment < xs.len() {
+            let i = segment;
+            let t = (rpm - xs[i - 1]) / (xs[i] - xs[i - 1]);
+            ys[i - 1] + t * (ys[i] - ys[i - 1])
+        } else {
+            ys[ys.len() - 1]
         }
-        for i in 1..xs.len() {
-            if rpm <= xs[i] {
-                let t = (rpm - xs[i - 1]) / (xs[i] - xs[i - 1]);
-                return ys[i - 1] + t * (ys[i] - ys[i - 1]);
-            }
-        }
-        ys[ys.len() - 1]
     }
 
     /// Internal drag magnitude at `rpm` and `throttle`, N m.
@@ -101,8 +127,8 @@ impl Engine {
     }
 
     /// Torques for this step from the driver's throttle, the ignition/starter and a torque cut
-    /// (gear change). Does not change state.
-    pub fn torques(&self, throttle: f64, starter: bool, cut: bool) -> EngineTorques {
+    /// (gear change). Changes no physical state (it remembers where on the curve it looked).
+    pub fn torques(&mut self, throttle: f64, starter: bool, cut: bool) -> EngineTorques {
         let rpm = self.rpm();
         let effective = if self.running {
             throttle.max(self.idle_throttle(rpm))
@@ -112,7 +138,9 @@ impl Engine {
         let mut drive = 0.0;
         if self.running && !cut {
             let limiter = ((self.spec.rev_limit_rpm - rpm) / LIMITER_BAND_RPM).clamp(0.0, 1.0);
-            drive = effective * limiter * (self.curve_nm(rpm) + self.drag_nm(rpm, 1.0));
+            self.last_segment = self.curve_segment_near(rpm, self.last_segment);
+            let curve = self.curve_on_segment(self.last_segment, rpm);
+            drive = effective * limiter * (curve + self.drag_nm(rpm, 1.0));
         }
         if starter && !self.running {
             let fade = (1.0 - rpm / self.spec.starter_max_rpm).clamp(0.0, 1.0);
@@ -161,7 +189,7 @@ mod tests {
 
     #[test]
     fn idle_feed_forward_balances_drag_at_idle() {
-        let e = Engine::new(&spec());
+        let mut e = Engine::new(&spec());
         let t = e.torques(0.0, false, false);
         assert!((t.drive_nm - t.drag_nm).abs() < 1e-9, "{t:?}");
     }
@@ -190,5 +218,24 @@ mod tests {
         assert!(e.running);
         e.update_running(false);
         assert!(!e.running);
+    }
+
+    #[test]
+    fn remembered_curve_segment_gives_the_searched_torque() {
+        // Sweeps up past the last point and back down below the first, in steps that land on,
+        // between and across the points; every torque equals a fresh search's bit for bit.
+        let mut e = Engine::new(&spec());
+        let mut rpms: Vec<f64> = (0..=160).map(|k| -500.0 + 50.0 * f64::from(k)).collect();
+        rpms.extend(rpms.clone().iter().rev());
+        rpms.extend([f64::NAN, 2500.0, 7000.0, 1000.0, 0.0, 999.999]);
+        for rpm in rpms {
+            e.omega_radps = rpm * RADPS_PER_RPM;
+            let at = e.rpm();
+            let drive = e.torques(1.0, false, false).drive_nm;
+            let limiter = ((e.spec.rev_limit_rpm - at) / LIMITER_BAND_RPM).clamp(0.0, 1.0);
+            let searched = limiter * (e.curve_nm(at) + e.drag_nm(at, 1.0));
+            let same = drive.to_bits() == searched.to_bits() || drive.is_nan() && searched.is_nan();
+            assert!(same, "at {at} rpm: {drive} vs {searched}");
+        }
     }
 }

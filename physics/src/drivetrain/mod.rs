@@ -10,9 +10,16 @@
 //! nothing reverses within a step, locked parts turn as one, so it is stable at 1 kHz with
 //! stiff tyres and never chatters. Undriven wheels spin on their own ([`implicit_wheel_update`]).
 //!
+//! Fast path (module `closed_form`): a one-axle car in its usual states (wheels turning against
+//! brakes and rolling resistance, clutch locked or out, diff open, viscous, locked or slipping,
+//! drag and gear loss slipping) is solved in closed form with the solver's warm-start
+//! equations and acceptance tests, without building the general problem; any other state, or
+//! a guess that fails, takes the general path. A property test there compares the two.
+//!
 //! Invariants: no allocation in [`Drivetrain::step`], no transcendental functions per step,
 //! deterministic, and non-finite inputs never produce non-finite outputs.
 
+mod closed_form;
 pub mod clutch;
 pub mod differential;
 pub mod engine;
@@ -26,14 +33,15 @@ pub use spec::{
     ClutchSpec, DifferentialSpec, DrivetrainSpec, EngineSpec, GearboxSpec, Layout, ShiftMode,
 };
 
-use crate::controls::Controls;
+use crate::controls::{Controls, GearRequest};
 use crate::telemetry::{DiffTelemetry, DrivetrainTelemetry};
+use closed_form::OneAxleStep;
 use clutch::Clutch;
 use differential::Coupling;
 use engine::Engine;
 use gearbox::Gearbox;
-use layout::LayoutMap;
-use solver::{Joint, Problem, MAX_DOFS};
+use layout::{DiffPlace, LayoutMap};
+use solver::{Joint, Problem, Solver, MAX_DOFS, MAX_JOINTS};
 
 /// What the car hands the driveline for one wheel each step.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -79,6 +87,11 @@ pub struct Drivetrain {
     wheel_radius_m: f64,
     slot_locked: [bool; SLOTS],
     slot_used: [bool; SLOTS],
+    /// Slot of each joint of the current problem.
+    joint_slot: [usize; MAX_JOINTS],
+    /// The step's implicit problem, rebuilt in place each step (only the used entries).
+    problem: Problem,
+    solver: Solver,
     clutch_torque_nm: f64,
     drive_torque_nm: [f64; 4],
     last_event: Option<GearEvent>,
@@ -107,6 +120,9 @@ impl Drivetrain {
             wheel_radius_m: DEFAULT_WHEEL_RADIUS_M,
             slot_locked: [false; SLOTS],
             slot_used: [false; SLOTS],
+            joint_slot: [0; MAX_JOINTS],
+            problem: Problem::default(),
+            solver: Solver::new(),
             clutch_torque_nm: 0.0,
             drive_torque_nm: [0.0; 4],
             last_event: None,
@@ -152,6 +168,22 @@ impl Drivetrain {
         wheels: &[WheelSpinInput; 4],
         dt_s: f64,
     ) -> [f64; 4] {
+        // The coordinate count as a constant so the small loops unroll: one axle (3) or AWD
+        // (MAX_DOFS), the only layouts [`LayoutMap`] builds.
+        if self.map.dofs == 3 {
+            self.step_dofs::<3>(controls, wheels, dt_s)
+        } else {
+            self.step_dofs::<MAX_DOFS>(controls, wheels, dt_s)
+        }
+    }
+
+    /// [`Drivetrain::step`] for `DOFS` driveline coordinates.
+    fn step_dofs<const DOFS: usize>(
+        &mut self,
+        controls: &Controls,
+        wheels: &[WheelSpinInput; 4],
+        dt_s: f64,
+    ) -> [f64; 4] {
         let controls = controls.sanitized();
         self.shift(&controls, wheels);
         let ratio = self.gearbox.total_ratio();
@@ -161,28 +193,29 @@ impl Drivetrain {
             self.gearbox.torque_cut(),
         );
         let clutch_capacity = self.clutch.capacity_nm(controls.clutch, self.engine.rpm());
-        // Built in place (a returned Problem is a 1 kB copy every step).
-        let mut problem = Problem::default();
-        self.build_problem(&mut problem, wheels, ratio, torques, clutch_capacity, dt_s);
-        let solution = solver::solve(&problem, dt_s);
-
-        // Map joint results back to their slots.
-        let mut slot_torque = [0.0; SLOTS];
-        let mut joint = 0;
-        self.slot_locked = [false; SLOTS];
-        for (slot, used) in self.slot_used.iter().enumerate() {
-            if *used {
-                slot_torque[slot] = solution.torque_nm[joint];
-                self.slot_locked[slot] = solution.locked[joint];
-                joint += 1;
+        let closed_form = if DOFS == 3 {
+            self.one_axle_closed_form(wheels, ratio, torques, clutch_capacity, dt_s)
+        } else {
+            None
+        };
+        let (x, slot_torque) = match closed_form {
+            Some(OneAxleStep {
+                velocity,
+                slot_torque_nm,
+                slot_used,
+                slot_locked,
+            }) => {
+                self.slot_used = slot_used;
+                self.slot_locked = slot_locked;
+                (velocity, slot_torque_nm)
             }
-        }
+            None => self.solve_problem::<DOFS>(wheels, ratio, torques, clutch_capacity, dt_s),
+        };
 
-        let x = solution.velocity;
         let mut out = [0.0; 4];
         for (w, input) in wheels.iter().enumerate() {
             if self.map.driven[w] {
-                let omega = dot(&self.map.wheel_rows[w], &x, self.map.dofs);
+                let omega = dot(&self.map.wheel_rows[w], &x, DOFS);
                 let accel_torque = input.inertia_kgm2 * (omega - input.omega_radps) / dt_s;
                 let road =
                     input.road_torque_nm + input.road_torque_slope * (omega - input.omega_radps);
@@ -212,6 +245,60 @@ impl Drivetrain {
         out
     }
 
+    /// Builds and solves the general problem; returns the coordinates' end speeds and the joint
+    /// torques by slot (and records the slots' use and lock states).
+    fn solve_problem<const DOFS: usize>(
+        &mut self,
+        wheels: &[WheelSpinInput; 4],
+        ratio: f64,
+        torques: engine::EngineTorques,
+        clutch_capacity_nm: f64,
+        dt_s: f64,
+    ) -> ([f64; MAX_DOFS], [f64; SLOTS]) {
+        self.build_problem::<DOFS>(wheels, ratio, torques, clutch_capacity_nm, dt_s);
+        let solution = self.solver.solve(&self.problem, dt_s);
+        let mut slot_torque = [0.0; SLOTS];
+        self.slot_locked = [false; SLOTS];
+        for (joint, &slot) in self.joint_slot[..self.problem.joint_count]
+            .iter()
+            .enumerate()
+        {
+            slot_torque[slot] = solution.torque_nm[joint];
+            self.slot_locked[slot] = solution.locked[joint];
+        }
+        (solution.velocity, slot_torque)
+    }
+
+    /// Capacity of the gear-loss joint at `ratio`: the lost share of last step's clutch
+    /// torque, N m.
+    fn gear_loss_nm(&self, ratio: f64) -> f64 {
+        (1.0 - self.gearbox.efficiency()) * (ratio * self.clutch_torque_nm).abs()
+    }
+
+    /// Friction capacity of differential `index` (at `place`) this step, N m.
+    fn diff_capacity_nm(
+        &self,
+        index: usize,
+        place: &DiffPlace,
+        wheels: &[WheelSpinInput; 4],
+    ) -> f64 {
+        if let Coupling::Open | Coupling::Viscous(_) = self.couplings[index] {
+            return 0.0;
+        }
+        let side = |wheels_on_side: [usize; 2]| {
+            let mut torque = 0.0;
+            let mut omega = 0.0;
+            for &w in &wheels_on_side[..place.wheels_per_side] {
+                torque += wheels[w].road_torque_nm;
+                omega += wheels[w].omega_radps;
+            }
+            (torque, omega)
+        };
+        let (reaction_a, omega_a) = side(place.wheels_a);
+        let (reaction_b, omega_b) = side(place.wheels_b);
+        self.couplings[index].friction_capacity_nm(reaction_a, reaction_b, omega_a + omega_b)
+    }
+
     /// Drive torque delivered to each wheel in the last step, N m.
     pub fn drive_torques_nm(&self) -> [f64; 4] {
         self.drive_torque_nm
@@ -222,27 +309,37 @@ impl Drivetrain {
         self.telemetry
     }
 
-    /// Builds the step's implicit problem into `p` (a default one) and records which joint
-    /// slots it uses.
-    fn build_problem(
+    /// Rebuilds the step's implicit problem in place (clearing only the entries in use) and
+    /// records which joint slots it uses.
+    fn build_problem<const DOFS: usize>(
         &mut self,
-        p: &mut Problem,
         wheels: &[WheelSpinInput; 4],
         ratio: f64,
         torques: engine::EngineTorques,
         clutch_capacity_nm: f64,
         dt_s: f64,
     ) {
-        let n = self.map.dofs;
+        let n = DOFS;
+        let gear_loss_nm = self.gear_loss_nm(ratio);
+        let mut diff_capacity_nm = [0.0; 3];
+        for (index, place) in self.map.diffs.iter().enumerate() {
+            if let Some(place) = place {
+                diff_capacity_nm[index] = self.diff_capacity_nm(index, place, wheels);
+            }
+        }
+        let p = &mut self.problem;
         p.dofs = n;
+        p.joint_count = 0;
+        for i in 0..n {
+            p.mass[i][..=i].fill(0.0);
+        }
+        p.momentum[..n].fill(0.0);
         let engine_inertia = self.engine.spec().inertia_kgm2;
         let omega_e = self.engine.omega_radps;
         p.mass[0][0] = engine_inertia;
         p.momentum[0] = engine_inertia * omega_e + dt_s * torques.drive_nm;
         p.start_velocity[0] = omega_e;
-        let mut omegas = [0.0; 4];
         for (w, input) in wheels.iter().enumerate() {
-            omegas[w] = input.omega_radps;
             if !self.map.driven[w] {
                 continue;
             }
@@ -252,11 +349,13 @@ impl Drivetrain {
                 + dt_s * (input.road_torque_nm - input.road_torque_slope * input.omega_radps);
             for i in 1..n {
                 p.momentum[i] += row[i] * momentum;
-                for j in 1..n {
+                // The lower triangle: all the solver reads of the symmetric matrix.
+                for j in 1..=i {
                     p.mass[i][j] += inertia * row[i] * row[j];
                 }
             }
         }
+        let omegas = wheels.map(|input| input.omega_radps);
         for i in 1..n {
             let row = &self.map.coordinate_rows[i];
             p.start_velocity[i] =
@@ -264,15 +363,19 @@ impl Drivetrain {
         }
 
         self.slot_used = [false; SLOTS];
+        let slot_locked = &self.slot_locked;
+        let slot_used = &mut self.slot_used;
+        let joint_slot = &mut self.joint_slot;
         let mut add = |p: &mut Problem, slot: usize, row: [f64; MAX_DOFS], capacity_nm: f64| {
             if capacity_nm > 0.0 {
+                joint_slot[p.joint_count] = slot;
                 p.joints[p.joint_count] = Joint {
                     row,
                     capacity_nm,
-                    was_locked: self.slot_locked[slot],
+                    was_locked: slot_locked[slot],
                 };
                 p.joint_count += 1;
-                self.slot_used[slot] = true;
+                slot_used[slot] = true;
             }
         };
         let unit = |i: usize| {
@@ -300,27 +403,13 @@ impl Drivetrain {
         }
         add(p, SLOT_ENGINE_DRAG, unit(0), torques.drag_nm);
         if ratio != 0.0 {
-            let loss = (1.0 - self.gearbox.efficiency()) * (ratio * self.clutch_torque_nm).abs();
-            add(p, SLOT_GEAR_LOSS, unit(1), loss);
+            add(p, SLOT_GEAR_LOSS, unit(1), gear_loss_nm);
         }
         for (index, place) in self.map.diffs.iter().enumerate() {
             let Some(place) = place else { continue };
-            let coupling = &self.couplings[index];
             let d = place.delta_dof;
-            p.mass[d][d] += dt_s * coupling.viscous_coefficient();
-            let side = |wheels_on_side: [usize; 2]| {
-                let mut torque = 0.0;
-                let mut omega = 0.0;
-                for &w in &wheels_on_side[..place.wheels_per_side] {
-                    torque += wheels[w].road_torque_nm;
-                    omega += wheels[w].omega_radps;
-                }
-                (torque, omega)
-            };
-            let (reaction_a, omega_a) = side(place.wheels_a);
-            let (reaction_b, omega_b) = side(place.wheels_b);
-            let capacity = coupling.friction_capacity_nm(reaction_a, reaction_b, omega_a + omega_b);
-            add(p, SLOT_DIFF + index, unit(d), capacity);
+            p.mass[d][d] += dt_s * self.couplings[index].viscous_coefficient();
+            add(p, SLOT_DIFF + index, unit(d), diff_capacity_nm[index]);
         }
     }
 
@@ -371,6 +460,11 @@ impl Drivetrain {
 
     /// Handles the gear request and records the event.
     fn shift(&mut self, controls: &Controls, wheels: &[WheelSpinInput; 4]) {
+        if controls.gear_request == GearRequest::None {
+            // Nothing asked (almost every step): no event, and the speed is not needed.
+            self.last_event = None;
+            return;
+        }
         let mut sum = 0.0;
         let mut count = 0.0;
         for (w, input) in wheels.iter().enumerate() {
