@@ -67,6 +67,74 @@ struct Located {
     tangent: [f64; 2],
 }
 
+/// One segment's centreline and centreline height as power-basis cubics in the segment
+/// fraction `t`, built from the same Hermite data (sample positions and tangents, heights and
+/// grades) as the samples: the same curve, evaluated with a few multiply-adds instead of the
+/// Hermite basis. Positions are relative to the segment's first sample (small numbers, so the
+/// evaluation keeps its precision far from the origin).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct SegmentCubic {
+    /// Coefficients of `t`, `t^2`, `t^3` of `x - x_a` and of `y - y_a`, m.
+    xy: [[f64; 3]; 2],
+    /// Coefficients of `1`, `t`, `t^2`, `t^3` of the centreline height, m.
+    height: [f64; 4],
+}
+
+impl SegmentCubic {
+    /// The cubics of the segment from sample `a` to sample `b`, `ds` apart.
+    fn new(a: &Sample, b: &Sample, ds: f64) -> SegmentCubic {
+        // Hermite data (end values p0, p1 and end derivatives m0, m1 per unit t) in the power
+        // basis: p0 + m0 t + (3 (p1 - p0) - 2 m0 - m1) t^2 + (2 (p0 - p1) + m0 + m1) t^3.
+        let cubic = |delta: f64, m0: f64, m1: f64| {
+            [m0, 3.0 * delta - 2.0 * m0 - m1, -2.0 * delta + m0 + m1]
+        };
+        let (ca, cb) = (&a.centre, &b.centre);
+        let xy = [0, 1].map(|k| cubic(cb.xy[k] - ca.xy[k], ds * ca.tangent[k], ds * cb.tangent[k]));
+        let (pa, pb) = (&a.profile, &b.profile);
+        let [h1, h2, h3] = cubic(pb.height_m - pa.height_m, ds * pa.grade, ds * pb.grade);
+        SegmentCubic {
+            xy,
+            height: [pa.height_m, h1, h2, h3],
+        }
+    }
+
+    /// Centreline point relative to the first sample, and unit tangent, at fraction `t`.
+    #[inline]
+    fn centre(&self, t: f64) -> ([f64; 2], [f64; 2]) {
+        let mut p = [0.0; 2];
+        let mut v = [0.0; 2];
+        for k in 0..2 {
+            let [c1, c2, c3] = self.xy[k];
+            p[k] = t * (c1 + t * (c2 + t * c3));
+            v[k] = c1 + t * (2.0 * c2 + t * (3.0 * c3));
+        }
+        // Plain sqrt, not hypot: the derivative is about one spacing long (no overflow).
+        let inv_norm = 1.0 / (v[0] * v[0] + v[1] * v[1]).sqrt();
+        (p, [v[0] * inv_norm, v[1] * inv_norm])
+    }
+
+    /// Centreline height and its derivative per unit `t` at fraction `t`.
+    #[inline]
+    fn height(&self, t: f64) -> (f64, f64) {
+        let [h0, h1, h2, h3] = self.height;
+        (
+            h0 + t * (h1 + t * (h2 + t * h3)),
+            h1 + t * (2.0 * h2 + t * (3.0 * h3)),
+        )
+    }
+}
+
+/// The segment a walk ended in, with the point's distances ahead of its end samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Walked {
+    /// Segment index.
+    i: usize,
+    /// Distance ahead of sample `i` along its tangent, m.
+    ahead_a: f64,
+    /// Distance ahead of sample `i + 1` along its tangent, m.
+    ahead_b: f64,
+}
+
 /// The barrier distances and curvature around one segment, for the broad phase.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 struct BarrierWindow {
@@ -95,6 +163,8 @@ struct Across {
 #[derive(Debug, Clone)]
 pub(crate) struct Ribbon {
     samples: Vec<Sample>,
+    /// Centreline and height cubics per segment (`0..n`).
+    cubics: Vec<SegmentCubic>,
     /// Broad-phase summary per segment (`0..n`).
     barrier_windows: Vec<BarrierWindow>,
     n: usize,
@@ -133,24 +203,6 @@ fn barrier_windows(samples: &[Sample], n: usize, spacing_m: f64) -> Vec<BarrierW
             window
         })
         .collect()
-}
-
-fn hermite(t: f64) -> ([f64; 4], [f64; 4]) {
-    let (t2, t3) = (t * t, t * t * t);
-    (
-        [
-            2.0 * t3 - 3.0 * t2 + 1.0,
-            t3 - 2.0 * t2 + t,
-            -2.0 * t3 + 3.0 * t2,
-            t3 - t2,
-        ],
-        [
-            6.0 * t2 - 6.0 * t,
-            3.0 * t2 - 4.0 * t + 1.0,
-            -6.0 * t2 + 6.0 * t,
-            3.0 * t2 - 2.0 * t,
-        ],
-    )
 }
 
 fn lerp(a: f64, b: f64, t: f64) -> f64 {
@@ -247,8 +299,13 @@ impl Ribbon {
             BumpField::new(1.0, wavelength, length_m, spec.seed ^ (kind as u64 + 100))
         };
         let barrier_windows = barrier_windows(&samples, n, spacing_m);
+        let cubics = samples
+            .windows(2)
+            .map(|pair| SegmentCubic::new(&pair[0], &pair[1], spacing_m))
+            .collect();
         Ok(Ribbon {
             samples,
+            cubics,
             barrier_windows,
             n,
             spacing_m,
@@ -282,45 +339,42 @@ impl Ribbon {
         self.sector_starts_m
     }
 
-    /// Centreline position and unit tangent at fraction `t` of segment `i` (Hermite).
-    fn centre_at(&self, i: usize, t: f64) -> ([f64; 2], [f64; 2]) {
-        let (a, b) = (&self.samples[i].centre, &self.samples[i + 1].centre);
-        let (h, dh) = hermite(t);
-        let ds = self.spacing_m;
-        let mut p = [0.0; 2];
-        let mut v = [0.0; 2];
-        for k in 0..2 {
-            p[k] = h[0] * a.xy[k]
-                + h[1] * ds * a.tangent[k]
-                + h[2] * b.xy[k]
-                + h[3] * ds * b.tangent[k];
-            v[k] = dh[0] * a.xy[k]
-                + dh[1] * ds * a.tangent[k]
-                + dh[2] * b.xy[k]
-                + dh[3] * ds * b.tangent[k];
-        }
-        // Plain sqrt, not hypot: the derivative is about one spacing long (no overflow) and
-        // this runs several times per query.
-        let norm = (v[0] * v[0] + v[1] * v[1]).sqrt();
-        (p, [v[0] / norm, v[1] / norm])
-    }
-
     /// Signed distance of `p` ahead of sample `i` along its tangent.
     fn ahead_of(&self, i: usize, p: [f64; 2]) -> f64 {
         let c = &self.samples[i].centre;
         (p[0] - c.xy[0]) * c.tangent[0] + (p[1] - c.xy[1]) * c.tangent[1]
     }
 
-    /// Walks from segment `start` to the segment whose end normals enclose `p`.
-    fn walk(&self, start: usize, p: [f64; 2]) -> Option<usize> {
-        let mut i = start % self.n;
+    /// Walks from segment `start` to the segment whose end normals enclose `p`; returns it
+    /// with `p`'s distances ahead of its two end samples (`>= 0` and `< 0`). Each move needs
+    /// one new distance: the sample left behind is an end of the next segment (sample `n` is
+    /// sample `0`, so wrapping round the lap keeps that true).
+    fn walk(&self, start: usize, p: [f64; 2]) -> Option<Walked> {
+        let n = self.n;
+        let mut i = if start < n { start } else { start % n };
+        let mut ahead_a = self.ahead_of(i, p);
+        // Distance ahead of sample i + 1 when already known (NaN: not yet).
+        let mut ahead_b = f64::NAN;
         for _ in 0..MAX_WALK {
-            if self.ahead_of(i, p) < 0.0 {
-                i = (i + self.n - 1) % self.n;
-            } else if self.ahead_of(i + 1, p) >= 0.0 {
-                i = (i + 1) % self.n;
+            if ahead_a < 0.0 {
+                ahead_b = ahead_a;
+                i = if i == 0 { n - 1 } else { i - 1 };
+                ahead_a = self.ahead_of(i, p);
+                continue;
+            }
+            if ahead_b.is_nan() {
+                ahead_b = self.ahead_of(i + 1, p);
+            }
+            if ahead_b >= 0.0 {
+                i = if i + 1 == n { 0 } else { i + 1 };
+                ahead_a = ahead_b;
+                ahead_b = f64::NAN;
             } else {
-                return Some(i);
+                return Some(Walked {
+                    i,
+                    ahead_a,
+                    ahead_b,
+                });
             }
         }
         None
@@ -338,36 +392,52 @@ impl Ribbon {
         best.1
     }
 
-    fn refine(&self, i: usize, p: [f64; 2]) -> Located {
-        let fa = self.ahead_of(i, p);
-        let fb = self.ahead_of(i + 1, p);
+    /// The foot point of `p` on the centreline within the walked segment.
+    fn refine(&self, walked: Walked, p: [f64; 2]) -> Located {
+        let Walked {
+            i,
+            ahead_a: fa,
+            ahead_b: fb,
+        } = walked;
         let mut t = if fa - fb > 0.0 { fa / (fa - fb) } else { 0.5 };
         let (ka, kb) = (
             self.samples[i].centre.curvature,
             self.samples[i + 1].centre.curvature,
         );
+        let cubic = &self.cubics[i];
+        let origin = self.samples[i].centre.xy;
+        let q = [p[0] - origin[0], p[1] - origin[1]];
         // Two Newton steps on the Hermite centreline; at offset d the foot point moves
         // (1 - curvature * d) times slower than the point. The centreline is not evaluated
         // again after the second step: that step moves the foot point by about a micrometre,
         // which changes the lateral offset only to second order (~1e-14 m) and the tangent
         // by ~1e-8 rad, while an evaluation is a third of the query.
-        let (mut c, mut tangent) = self.centre_at(i, t);
+        let (mut c, mut tangent) = cubic.centre(t);
         for newton in 0..2 {
-            let along = (p[0] - c[0]) * tangent[0] + (p[1] - c[1]) * tangent[1];
-            let d = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
+            let along = (q[0] - c[0]) * tangent[0] + (q[1] - c[1]) * tangent[1];
+            let d = (q[1] - c[1]) * tangent[0] - (q[0] - c[0]) * tangent[1];
             let stretch = (1.0 - lerp(ka, kb, t) * d).max(0.1);
             t = (t + along / (self.spacing_m * stretch)).clamp(0.0, 1.0);
             if newton == 0 {
-                (c, tangent) = self.centre_at(i, t);
+                (c, tangent) = cubic.centre(t);
             }
         }
-        let d = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
+        let d = (q[1] - c[1]) * tangent[0] - (q[0] - c[0]) * tangent[1];
         Located {
             i,
             t,
             s: (i as f64 + t) * self.spacing_m,
             d,
             tangent,
+        }
+    }
+
+    /// [`Walked`] for segment `i` (whether or not its end normals enclose `p`).
+    fn walked_at(&self, i: usize, p: [f64; 2]) -> Walked {
+        Walked {
+            i,
+            ahead_a: self.ahead_of(i, p),
+            ahead_b: self.ahead_of(i + 1, p),
         }
     }
 
@@ -378,16 +448,23 @@ impl Ribbon {
     }
 
     fn locate(&self, p: [f64; 2], hint: &mut TrackHint) -> Located {
-        let local = self
-            .walk(hint.segment, p)
-            .map(|i| self.refine(i, p))
+        let walked = self.walk(hint.segment, p);
+        self.locate_walked(walked, p, hint)
+    }
+
+    /// [`Ribbon::locate`] after the walk from the hint (`walked`).
+    fn locate_walked(&self, walked: Option<Walked>, p: [f64; 2], hint: &mut TrackHint) -> Located {
+        let local = walked
+            .map(|w| self.refine(w, p))
             .filter(|loc| self.plausible(loc));
         let loc = match local {
             Some(loc) => loc,
             None => {
                 let start = self.nearest_sample(p);
-                let i = self.walk(start, p).unwrap_or(start);
-                self.refine(i, p)
+                let walked = self
+                    .walk(start, p)
+                    .unwrap_or_else(|| self.walked_at(start, p));
+                self.refine(walked, p)
             }
         };
         hint.segment = loc.i;
@@ -407,15 +484,9 @@ impl Ribbon {
         let loc = self.locate([x, y], hint);
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
         let (t, d, ds) = (loc.t, loc.d, self.spacing_m);
-        let (h, dh) = hermite(t);
         let (pa, pb) = (&a.profile, &b.profile);
-        let centre_height =
-            h[0] * pa.height_m + h[1] * ds * pa.grade + h[2] * pb.height_m + h[3] * ds * pb.grade;
-        let grade = (dh[0] * pa.height_m
-            + dh[1] * ds * pa.grade
-            + dh[2] * pb.height_m
-            + dh[3] * ds * pb.grade)
-            / ds;
+        let (centre_height, height_rate) = self.cubics[loc.i].height(t);
+        let grade = height_rate / ds;
         let tan_bank = lerp(pa.tan_bank, pb.tan_bank, t);
         let tan_bank_rate = lerp(pa.tan_bank_rate, pb.tan_bank_rate, t);
         let curvature = lerp(a.centre.curvature, b.centre.curvature, t);
@@ -641,13 +712,12 @@ impl Ribbon {
         let s = distance_m.rem_euclid(self.length_m);
         let i = ((s / self.spacing_m) as usize).min(self.n - 1);
         let t = (s / self.spacing_m - i as f64).clamp(0.0, 1.0);
-        let (xy, tangent) = self.centre_at(i, t);
+        let cubic = &self.cubics[i];
+        let (offset, tangent) = cubic.centre(t);
         let (a, b) = (&self.samples[i], &self.samples[i + 1]);
-        let (h, _) = hermite(t);
-        let ds = self.spacing_m;
+        let xy = [a.centre.xy[0] + offset[0], a.centre.xy[1] + offset[1]];
+        let (height, _) = cubic.height(t);
         let (pa, pb) = (&a.profile, &b.profile);
-        let height =
-            h[0] * pa.height_m + h[1] * ds * pa.grade + h[2] * pb.height_m + h[3] * ds * pb.grade;
         let mix = |f: fn(&ProfileSample) -> f64| lerp(f(pa), f(pb), t);
         TrackSection {
             distance_m: s,
@@ -680,5 +750,134 @@ impl Ribbon {
         };
         let ground = self.ground(x, y, &mut hint);
         ([x, y, ground.height_m], section.heading_rad)
+    }
+}
+
+#[cfg(test)]
+mod oracle;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track::builtin_text;
+
+    /// Deterministic uniform numbers in `0..1` (a 64-bit LCG's top 53 bits).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    fn ribbon(name: &str) -> Ribbon {
+        let spec = TrackSpec::from_toml(builtin_text(name).unwrap(), name).unwrap();
+        Ribbon::build(&spec).unwrap()
+    }
+
+    /// Largest difference of the fast queries from the oracle over random points, as
+    /// (height m, normal, lateral m, distance m, heading rad, barrier depth m, barrier normal).
+    fn worst_differences(r: &Ribbon, points: usize, seed: u64) -> [f64; 7] {
+        let mut rng = Lcg(seed);
+        let mut worst = [0.0f64; 7];
+        let mut raise = |k: usize, a: f64, b: f64| worst[k] = worst[k].max((a - b).abs());
+        // A warm hint that follows a wandering path (as a wheel's does) and a cold one per
+        // point (the scan), each against the oracle with the same hint.
+        let (mut fast_hint, mut oracle_hint) = (TrackHint::default(), TrackHint::default());
+        let mut s = rng.next() * r.length_m;
+        let mut lateral = 0.0;
+        for k in 0..points {
+            if k % 50 == 0 {
+                // Jump somewhere new now and then (a hint far off: the fallback scan).
+                s = rng.next() * r.length_m;
+            }
+            s += rng.next() * 0.2;
+            let section = r.section(s);
+            let reach = [section.barrier_left_m + 3.0, section.barrier_right_m + 3.0];
+            lateral = (lateral + (rng.next() - 0.5) * 2.0).clamp(-reach[1], reach[0]);
+            if k % 7 == 0 {
+                lateral = -reach[1] + rng.next() * (reach[0] + reach[1]);
+            }
+            let (sin, cos) = section.heading_rad.sin_cos();
+            let p = [
+                section.centre_m[0] - sin * lateral,
+                section.centre_m[1] + cos * lateral,
+                section.centre_m[2],
+            ];
+            for cold in [false, true] {
+                let (mut fh, mut oh) = if cold {
+                    (TrackHint::default(), TrackHint::default())
+                } else {
+                    (fast_hint, oracle_hint)
+                };
+                let fast = r.ground(p[0], p[1], &mut fh);
+                let oracle = r.oracle_ground(p[0], p[1], &mut oh);
+                assert_eq!(fh, oh, "segment at {p:?}");
+                assert_eq!(fast.surface, oracle.surface, "surface at {p:?}");
+                raise(0, fast.height_m, oracle.height_m);
+                for axis in 0..3 {
+                    raise(1, fast.normal[axis], oracle.normal[axis]);
+                }
+
+                let (coord, kind) = r.project_with_surface(p, &mut fh);
+                let oracle_loc = r.oracle_locate([p[0], p[1]], &mut oh);
+                let oracle_coord = r.oracle_coord(&oracle_loc);
+                assert_eq!(fh, oh, "segment at {p:?}");
+                assert_eq!(kind, surface::kind_of(r.across(&oracle_loc).id));
+                raise(2, coord.lateral_m, oracle_coord.lateral_m);
+                let wrap = r.length_m;
+                let dd = coord.distance_m - oracle_coord.distance_m;
+                raise(3, dd - (dd / wrap).round() * wrap, 0.0);
+                let dh = coord.heading_rad - oracle_coord.heading_rad;
+                let tau = std::f64::consts::TAU;
+                raise(4, dh - (dh / tau).round() * tau, 0.0);
+                raise(2, coord.curvature_per_m, oracle_coord.curvature_per_m);
+                raise(2, coord.half_width_left_m, oracle_coord.half_width_left_m);
+                raise(2, coord.half_width_right_m, oracle_coord.half_width_right_m);
+
+                for radius in [0.05, 0.5] {
+                    let fast = r.barrier_contact(p, radius, &mut fh);
+                    let oracle = r.oracle_barrier_contact(p, radius, &mut oh);
+                    assert_eq!(fh, oh, "segment at {p:?}");
+                    match (fast, oracle) {
+                        (None, None) => {}
+                        (Some(f), Some(o)) => {
+                            raise(5, f.depth_m, o.depth_m);
+                            for axis in 0..3 {
+                                raise(6, f.normal[axis], o.normal[axis]);
+                            }
+                        }
+                        _ => panic!("barrier contact at {p:?}: fast {fast:?}, oracle {oracle:?}"),
+                    }
+                }
+                if !cold {
+                    (fast_hint, oracle_hint) = (fh, oh);
+                }
+            }
+        }
+        worst
+    }
+
+    /// The fast queries (segment cubics, the walk's reused distances, the barrier early-out,
+    /// the table-based bump sine) give what the straightforward implementation gives, to
+    /// round-off: heights, normals, surfaces, track coordinates and barrier contacts at
+    /// random points on and off every built-in track, with warm and cold hints.
+    #[test]
+    fn fast_queries_match_the_oracle_to_round_off() {
+        for (n, name) in crate::track::BUILTIN_NAMES.iter().enumerate() {
+            let r = ribbon(name);
+            let worst = worst_differences(&r, 20_000, 17 + n as u64);
+            let limits = [1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9];
+            for (k, (w, limit)) in worst.iter().zip(limits).enumerate() {
+                assert!(
+                    w <= &limit,
+                    "{name}: difference {k} is {w:e} (worst {worst:?})"
+                );
+            }
+        }
     }
 }
