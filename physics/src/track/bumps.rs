@@ -86,27 +86,6 @@ impl BumpField {
         }
         out
     }
-
-    /// [`BumpField::at`] as it was before the table-based sine (each wave on
-    /// `math::sin_cos`): the oracle the fast evaluation is tested against.
-    #[cfg(test)]
-    pub(crate) fn at_reference(&self, s_m: f64, d_m: f64, scale: f64) -> BumpValue {
-        let mut out = BumpValue::default();
-        if scale == 0.0 {
-            return out;
-        }
-        for w in &self.waves {
-            if w.amplitude == 0.0 {
-                continue;
-            }
-            let (sin, cos) = crate::math::sin_cos(w.k_s * s_m + w.k_d * d_m + w.phase);
-            let a = w.amplitude * scale;
-            out.height_m += a * sin;
-            out.d_ds += a * w.k_s * cos;
-            out.d_dd += a * w.k_d * cos;
-        }
-        out
-    }
 }
 
 #[cfg(test)]

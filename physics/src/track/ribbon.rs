@@ -38,6 +38,11 @@ const RUNOFF_LATERAL_FADE_M: f64 = 0.5;
 const BROAD_PHASE_WINDOW_M: f64 = 30.0;
 /// Safety margin of the barrier broad phase, m (covers the locate's round-off).
 const BROAD_PHASE_MARGIN_M: f64 = 0.05;
+/// Extra curvature allowed for in the barrier early-out (the Hermite centreline's curvature
+/// between samples is not exactly the interpolated one), 1/m.
+const BARRIER_EARLY_OUT_CURVATURE_PER_M: f64 = 0.01;
+/// Safety margin of the barrier early-out (covers the refined foot point's round-off), m.
+const BARRIER_EARLY_OUT_MARGIN_M: f64 = 0.01;
 /// How far behind the start line the first grid slot is, m.
 const FIRST_SLOT_BEHIND_M: f64 = 6.0;
 /// A barrier on the inside of a turn must stay this fraction of the radius away from the
@@ -668,6 +673,29 @@ impl Ribbon {
         lateral_m + need < window.min_barrier_m[0] && -lateral_m + need < window.min_barrier_m[1]
     }
 
+    /// True when a sphere of `radius_m` at `p`, which lies between the end normals of
+    /// segment `i`, certainly touches neither barrier: its offset measured along the first
+    /// sample's normal differs from the refined one (along the foot point's normal) by at most
+    /// the centreline's sideways drift over the segment plus the tilt of the normal, both
+    /// bounded from the segment's curvature with a factor of two to spare, and the barriers
+    /// there are at least the nearer of their two end distances.
+    fn clear_of_barriers_in_segment(&self, i: usize, p: [f64; 2], radius_m: f64) -> bool {
+        let (a, b) = (&self.samples[i], &self.samples[i + 1]);
+        let (c, tangent) = (a.centre.xy, a.centre.tangent);
+        let offset = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
+        let curvature = 2.0 * a.centre.curvature.abs().max(b.centre.curvature.abs())
+            + BARRIER_EARLY_OUT_CURVATURE_PER_M;
+        let reach = 1.1 * self.spacing_m;
+        let turn = curvature * reach;
+        let slack = curvature * reach * reach
+            + (offset.abs() + reach) * turn * turn
+            + BARRIER_EARLY_OUT_MARGIN_M;
+        let (pa, pb) = (&a.profile, &b.profile);
+        let need = radius_m + slack;
+        offset + need < pa.barrier_m[0].min(pb.barrier_m[0])
+            && -offset + need < pa.barrier_m[1].min(pb.barrier_m[1])
+    }
+
     fn coord(&self, loc: &Located) -> TrackCoord {
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
         TrackCoord {
@@ -686,7 +714,17 @@ impl Ribbon {
         radius_m: f64,
         hint: &mut TrackHint,
     ) -> Option<BarrierHit> {
-        let loc = self.locate([p[0], p[1]], hint);
+        let xy = [p[0], p[1]];
+        let walked = self.walk(hint.segment, xy);
+        if let Some(w) = walked {
+            if self.clear_of_barriers_in_segment(w.i, xy, radius_m) {
+                // What the full query would conclude (the refined offset is plausible and
+                // short of both barriers), without the foot point.
+                hint.segment = w.i;
+                return None;
+            }
+        }
+        let loc = self.locate_walked(walked, xy, hint);
         let left_barrier = self.profile_lerp(&loc, |p| p.barrier_m[0]);
         let right_barrier = self.profile_lerp(&loc, |p| p.barrier_m[1]);
         let left = [-loc.tangent[1], loc.tangent[0]];
@@ -862,8 +900,8 @@ mod tests {
         worst
     }
 
-    /// The fast queries (segment cubics, the walk's reused distances, the barrier early-out,
-    /// the table-based bump sine) give what the straightforward implementation gives, to
+    /// The fast queries (segment cubics, the walk's reused distances, the barrier early-out)
+    /// give what the straightforward implementation gives, to
     /// round-off: heights, normals, surfaces, track coordinates and barrier contacts at
     /// random points on and off every built-in track, with warm and cold hints.
     #[test]

@@ -1,7 +1,7 @@
 //! The query implementation as it was before the per-segment cubics, the cheaper walk and
 //! the barrier early-out: the Hermite basis evaluated per call, refine recomputing the walk's
-//! distances, every barrier query fully refined, the bumps on the library-grade `sin_cos`.
-//! Kept only for tests, as the oracle the fast queries must match to round-off.
+//! distances, every barrier query fully refined. Kept only for tests, as the oracle the fast
+//! queries must match to round-off.
 
 use super::super::bumps::BumpValue;
 use super::super::surface::{self, KERB_BAND, NO_KERB};
@@ -157,7 +157,7 @@ impl Ribbon {
             dz_dd += slope * sign;
         }
 
-        let bump = self.bumps.at_reference(loc.s, d, 1.0);
+        let bump = self.bumps.at(loc.s, d, 1.0);
         height += bump.height_m;
         dz_ds += bump.d_ds;
         dz_dd += bump.d_dd;
@@ -242,7 +242,7 @@ impl Ribbon {
             height_m,
             d_ds,
             d_dd,
-        } = field.at_reference(loc.s, loc.d, 1.0);
+        } = field.at(loc.s, loc.d, 1.0);
         *height += amplitude[0] * height_m;
         *dz_ds += amplitude[0] * d_ds + amplitude[1] * height_m;
         *dz_dd += amplitude[0] * d_dd + amplitude[2] * height_m;
