@@ -83,6 +83,8 @@ struct SegmentCubic {
     xy: [[f64; 3]; 2],
     /// Coefficients of `1`, `t`, `t^2`, `t^3` of the centreline height, m.
     height: [f64; 4],
+    /// Heading of the centreline at the first sample, rad (`atan2` of its tangent).
+    heading_rad: f64,
 }
 
 impl SegmentCubic {
@@ -100,6 +102,7 @@ impl SegmentCubic {
         SegmentCubic {
             xy,
             height: [pa.height_m, h1, h2, h3],
+            heading_rad: ca.tangent[1].atan2(ca.tangent[0]),
         }
     }
 
@@ -696,12 +699,34 @@ impl Ribbon {
             && -offset + need < pa.barrier_m[1].min(pb.barrier_m[1])
     }
 
+    /// Heading of the centreline at a located point, in `(-pi, pi]`: the segment's first
+    /// heading plus the small turn from there to the located tangent (an `atan` of a small
+    /// ratio, a short series) instead of a full `atan2` of the tangent.
+    fn heading_rad(&self, loc: &Located) -> f64 {
+        let first = self.samples[loc.i].centre.tangent;
+        let cos = first[0] * loc.tangent[0] + first[1] * loc.tangent[1];
+        let sin = first[0] * loc.tangent[1] - first[1] * loc.tangent[0];
+        let turn = if cos > 0.0 {
+            crate::math::atan(sin / cos)
+        } else {
+            sin.atan2(cos)
+        };
+        let heading = self.cubics[loc.i].heading_rad + turn;
+        if heading > std::f64::consts::PI {
+            heading - std::f64::consts::TAU
+        } else if heading <= -std::f64::consts::PI {
+            heading + std::f64::consts::TAU
+        } else {
+            heading
+        }
+    }
+
     fn coord(&self, loc: &Located) -> TrackCoord {
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
         TrackCoord {
             distance_m: loc.s.rem_euclid(self.length_m),
             lateral_m: loc.d,
-            heading_rad: loc.tangent[1].atan2(loc.tangent[0]),
+            heading_rad: self.heading_rad(loc),
             curvature_per_m: lerp(a.centre.curvature, b.centre.curvature, loc.t),
             half_width_left_m: self.profile_lerp(loc, |p| p.half_width_m[0]),
             half_width_right_m: self.profile_lerp(loc, |p| p.half_width_m[1]),
