@@ -724,7 +724,7 @@ impl Ribbon {
     fn coord(&self, loc: &Located) -> TrackCoord {
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
         TrackCoord {
-            distance_m: loc.s.rem_euclid(self.length_m),
+            distance_m: super::wrap_into_lap(loc.s, self.length_m),
             lateral_m: loc.d,
             heading_rad: self.heading_rad(loc),
             curvature_per_m: lerp(a.centre.curvature, b.centre.curvature, loc.t),
