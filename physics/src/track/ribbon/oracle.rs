@@ -157,7 +157,7 @@ impl Ribbon {
             dz_dd += slope * sign;
         }
 
-        let bump = self.bumps.at(loc.s, d, 1.0);
+        let bump = self.bumps.at_reference(loc.s, d);
         height += bump.height_m;
         dz_ds += bump.d_ds;
         dz_dd += bump.d_dd;
@@ -242,7 +242,7 @@ impl Ribbon {
             height_m,
             d_ds,
             d_dd,
-        } = field.at(loc.s, loc.d, 1.0);
+        } = field.at_reference(loc.s, loc.d);
         *height += amplitude[0] * height_m;
         *dz_ds += amplitude[0] * d_ds + amplitude[1] * height_m;
         *dz_dd += amplitude[0] * d_dd + amplitude[2] * height_m;
