@@ -15,13 +15,12 @@ use std::f64::consts::TAU;
 /// Entries of the sine table over one turn (a power of two).
 const TABLE_SIZE: usize = 256;
 /// The true `2 pi / TABLE_SIZE` (not the rounded `TAU / 256`, whose error times a large index
-/// would show) in three parts: the first two have 24 significant bits, so `q * part` is exact
-/// for any index `q` below 2^29, and the sum is good to ~1e-33.
-const STEP_HI: f64 = 0.02454369328916073;
-const STEP_MID: f64 = -6.829904419802801e-10;
-const STEP_LO: f64 = -2.6798820303795045e-17;
-/// Largest |angle| reduced with the table (q far below 2^29); larger ones (never met on a
-/// lap: wavenumber times distance stays below ~1e5) go to the library.
+/// would show) in two parts: the first has 27 significant bits, so `q * STEP_HI` is exact for
+/// any index `q` below 2^26, and the sum is good to ~3e-28.
+const STEP_HI: f64 = 0.024543692590668797;
+const STEP_LO: f64 = 1.5501462182508444e-11;
+/// Largest |angle| reduced with the table (q = angle / step stays below 2^26); larger ones
+/// (never met on a lap: wavenumber times distance stays below ~1e5) go to the library.
 const TABLE_LIMIT: f64 = 1.0e6;
 /// 1.5 * 2^52: adding and subtracting it rounds to the nearest integer (|x| < 2^51).
 const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
@@ -29,7 +28,7 @@ const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
 /// `(sin, cos)` of `k` table steps for `k <= TABLE_SIZE / 8` (at most pi / 4) by their Taylor
 /// series to the 27th / 26th power (truncation below 1e-30), at compile time.
 const fn series_sin_cos(k: usize) -> (f64, f64) {
-    let x = k as f64 * STEP_HI + k as f64 * STEP_MID + k as f64 * STEP_LO;
+    let x = k as f64 * STEP_HI + k as f64 * STEP_LO;
     let z = x * x;
     let (mut sin, mut cos) = (0.0, 0.0);
     let mut n = 14;
@@ -69,7 +68,8 @@ const SINE_TABLE: [[f64; 2]; TABLE_SIZE] = {
 
 /// `(sin x, cos x)` from the nearest table entry `a` and the remainder `r = x - a`
 /// (|r| <= pi / 256): `sin x = sin a + (sin a (cos r - 1) + cos a sin r)`, and alike for the
-/// cosine, with 4-term series for `sin r` and `cos r - 1` (truncation below 1e-19).
+/// cosine, with 3-term series for `sin r - r` and `cos r - 1` (truncation below 1e-22 and
+/// 1e-19).
 #[inline]
 fn table_sin_cos(x: f64) -> (f64, f64) {
     // NaN passes this test and comes out as NaN (its index saturates to 0, its remainder is
@@ -78,11 +78,11 @@ fn table_sin_cos(x: f64) -> (f64, f64) {
         return x.sin_cos();
     }
     let q = (x * (TABLE_SIZE as f64 / TAU) + ROUNDING_SHIFT) - ROUNDING_SHIFT;
-    let r = ((x - q * STEP_HI) - q * STEP_MID) - q * STEP_LO;
+    let r = (x - q * STEP_HI) - q * STEP_LO;
     let [sin_a, cos_a] = SINE_TABLE[(q as i64 as usize) & (TABLE_SIZE - 1)];
     let z = r * r;
     let sin_r = r + r * z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5_040.0)));
-    let cos_r_minus_1 = z * (-0.5 + z * (1.0 / 24.0 + z * (-1.0 / 720.0 + z * (1.0 / 40_320.0))));
+    let cos_r_minus_1 = z * (-0.5 + z * (1.0 / 24.0 + z * (-1.0 / 720.0)));
     (
         sin_a + (sin_a * cos_r_minus_1 + cos_a * sin_r),
         cos_a + (cos_a * cos_r_minus_1 - sin_a * sin_r),
