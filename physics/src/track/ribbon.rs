@@ -17,6 +17,12 @@
 //! A body-level barrier broad phase ([`Ribbon::clear_of_barriers`]) reads per-segment minima
 //! of the barrier distances (and maxima of the curvature) over [`BROAD_PHASE_WINDOW_M`]
 //! precomputed at build, so a car well inside the barriers needs no per-point query.
+//!
+//! Cost (every wheel, every step): the Hermite pieces are stored as per-segment power-basis
+//! cubics ([`SegmentCubic`]), the walk hands its end distances to the foot-point refinement,
+//! and a barrier query whose point is certainly short of both barriers stops after the walk.
+//! The `oracle` test module keeps the straightforward implementation these must match to
+//! round-off.
 
 use super::bumps::{BumpField, BumpValue};
 use super::centreline::{self, CentreSample};
