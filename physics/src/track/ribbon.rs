@@ -49,6 +49,9 @@ const BROAD_PHASE_MARGIN_M: f64 = 0.05;
 const BARRIER_EARLY_OUT_CURVATURE_PER_M: f64 = 0.01;
 /// Safety margin of the barrier early-out (covers the refined foot point's round-off), m.
 const BARRIER_EARLY_OUT_MARGIN_M: f64 = 0.01;
+/// The nearest-sample scan skips only samples at least this much farther than the best so far
+/// (covers the distances' round-off), m.
+const SCAN_SKIP_MARGIN_M: f64 = 1e-6;
 /// How far behind the start line the first grid slot is, m.
 const FIRST_SLOT_BEHIND_M: f64 = 6.0;
 /// A barrier on the inside of a turn must stay this fraction of the radius away from the
@@ -181,6 +184,8 @@ pub(crate) struct Ribbon {
     cubics: Vec<SegmentCubic>,
     /// Broad-phase summary per segment (`0..n`).
     barrier_windows: Vec<BarrierWindow>,
+    /// Longest straight distance between neighbouring samples (a little more), m.
+    max_chord_m: f64,
     n: usize,
     spacing_m: f64,
     length_m: f64,
@@ -317,9 +322,18 @@ impl Ribbon {
             .windows(2)
             .map(|pair| SegmentCubic::new(&pair[0], &pair[1], spacing_m))
             .collect();
+        let max_chord_m = samples
+            .windows(2)
+            .map(|pair| {
+                let (a, b) = (pair[0].centre.xy, pair[1].centre.xy);
+                (b[0] - a[0]).hypot(b[1] - a[1])
+            })
+            .fold(0.0, f64::max)
+            * (1.0 + 1e-9);
         Ok(Ribbon {
             samples,
             cubics,
+            max_chord_m,
             barrier_windows,
             n,
             spacing_m,
@@ -394,14 +408,30 @@ impl Ribbon {
         None
     }
 
-    /// The sample nearest to `p` by a full scan (only for a far-off hint).
+    /// The sample nearest to `p` (the first of equals) by a scan of the lap (only for a far-off
+    /// hint: a car's first query or a reset). The scan skips ahead past samples that cannot be
+    /// nearer than the best so far: `k` samples on from one at distance `D` lie at least
+    /// `D - k * max_chord` away (triangle inequality over the chords), so a hundred cars'
+    /// first step costs a few hundred distances each, not a lap's worth.
     fn nearest_sample(&self, p: [f64; 2]) -> usize {
         let mut best = (f64::INFINITY, 0);
-        for (i, s) in self.samples[..self.n].iter().enumerate() {
-            let d2 = (p[0] - s.centre.xy[0]).powi(2) + (p[1] - s.centre.xy[1]).powi(2);
+        let mut best_distance = f64::INFINITY;
+        let mut i = 0;
+        while i < self.n {
+            let xy = self.samples[i].centre.xy;
+            let d2 = (p[0] - xy[0]).powi(2) + (p[1] - xy[1]).powi(2);
+            let distance = d2.sqrt();
             if d2 < best.0 {
                 best = (d2, i);
+                best_distance = distance;
             }
+            let room = distance - best_distance - SCAN_SKIP_MARGIN_M;
+            let skip = if room > 0.0 {
+                (room / self.max_chord_m) as usize
+            } else {
+                0
+            };
+            i += 1 + skip;
         }
         best.1
     }
@@ -929,6 +959,34 @@ mod tests {
             }
         }
         worst
+    }
+
+    /// The skipping nearest-sample scan finds the sample the full scan finds, on and around
+    /// the track and far from it.
+    #[test]
+    fn skipping_scan_finds_the_nearest_sample() {
+        for (n, name) in crate::track::BUILTIN_NAMES.iter().enumerate() {
+            let r = ribbon(name);
+            let mut rng = Lcg(99 + n as u64);
+            for k in 0..5_000 {
+                let section = r.section(rng.next() * r.length_m);
+                let spread = if k % 10 == 0 { 2_000.0 } else { 40.0 };
+                let p = [
+                    section.centre_m[0] + (rng.next() - 0.5) * spread,
+                    section.centre_m[1] + (rng.next() - 0.5) * spread,
+                ];
+                assert_eq!(
+                    r.nearest_sample(p),
+                    r.oracle_nearest_sample(p),
+                    "{name} {p:?}"
+                );
+            }
+            // Exactly on samples (ties with neighbours are decided as the full scan does).
+            for i in (0..r.n).step_by(7) {
+                let p = r.samples[i].centre.xy;
+                assert_eq!(r.nearest_sample(p), r.oracle_nearest_sample(p));
+            }
+        }
     }
 
     /// The fast queries (segment cubics, the walk's reused distances, the barrier early-out)

@@ -1,7 +1,7 @@
-//! The query implementation as it was before the per-segment cubics, the cheaper walk and
-//! the barrier early-out: the Hermite basis evaluated per call, refine recomputing the walk's
-//! distances, every barrier query fully refined. Kept only for tests, as the oracle the fast
-//! queries must match to round-off.
+//! The query implementation as it was before the per-segment cubics, the cheaper walk, the
+//! barrier early-out and the skipping scan: the Hermite basis evaluated per call, refine
+//! recomputing the walk's distances, every barrier query fully refined, every sample scanned.
+//! Kept only for tests, as the oracle the fast queries must match to round-off.
 
 use super::super::bumps::BumpValue;
 use super::super::surface::{self, KERB_BAND, NO_KERB};
@@ -65,6 +65,18 @@ impl Ribbon {
         None
     }
 
+    /// The sample nearest to `p` by a full scan (only for a far-off hint).
+    pub(super) fn oracle_nearest_sample(&self, p: [f64; 2]) -> usize {
+        let mut best = (f64::INFINITY, 0);
+        for (i, s) in self.samples[..self.n].iter().enumerate() {
+            let d2 = (p[0] - s.centre.xy[0]).powi(2) + (p[1] - s.centre.xy[1]).powi(2);
+            if d2 < best.0 {
+                best = (d2, i);
+            }
+        }
+        best.1
+    }
+
     fn oracle_refine(&self, i: usize, p: [f64; 2]) -> Located {
         let fa = self.ahead_of(i, p);
         let fb = self.ahead_of(i + 1, p);
@@ -106,7 +118,7 @@ impl Ribbon {
         let loc = match local {
             Some(loc) => loc,
             None => {
-                let start = self.nearest_sample(p);
+                let start = self.oracle_nearest_sample(p);
                 let i = self.oracle_walk(start, p).unwrap_or(start);
                 self.oracle_refine(i, p)
             }
