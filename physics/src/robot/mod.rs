@@ -100,6 +100,7 @@ impl Robot {
     }
 
     /// Station index and fraction at centreline distance `distance_m`.
+    #[inline]
     fn locate(&self, distance_m: f64) -> (usize, usize, f64) {
         let x = wrap_into_lap(distance_m, self.length_m) / self.spacing_m;
         let last = self.stations.len() - 1;
@@ -108,6 +109,7 @@ impl Robot {
     }
 
     /// Planned speed at centreline distance `distance_m`, m/s.
+    #[inline]
     pub fn target_speed_mps(&self, distance_m: f64) -> f64 {
         let (j, k, t) = self.locate(distance_m);
         self.speeds[j] + (self.speeds[k] - self.speeds[j]) * t
@@ -132,6 +134,7 @@ impl Robot {
     }
 
     /// The line point at centreline distance `distance_m`.
+    #[inline]
     fn line_point(&self, distance_m: f64) -> [f64; 2] {
         let (j, k, t) = self.locate(distance_m);
         let (a, b) = (self.stations[j].xy, self.stations[k].xy);
