@@ -15,7 +15,7 @@
 //!   step.
 
 use crate::telemetry::LapTelemetry;
-use crate::track::{Track, TrackCoord};
+use crate::track::{wrap_into_lap, Track, TrackCoord};
 
 /// A car this close past the line at its first update counts as starting on it, m.
 pub const START_ON_LINE_M: f64 = 0.5;
@@ -75,7 +75,7 @@ impl LapTimer {
         };
         self.previous_distance_m = Some(distance);
         let half = 0.5 * self.length_m;
-        let delta = (distance - previous + half).rem_euclid(self.length_m) - half;
+        let delta = wrap_into_lap(distance - previous + half, self.length_m) - half;
         let before = self.unwrapped_m;
         self.unwrapped_m += delta;
         self.current_lap_s += dt_s;

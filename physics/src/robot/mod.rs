@@ -22,7 +22,7 @@ pub mod speed;
 use crate::controls::{Controls, GearRequest};
 use crate::spec::CarSpec;
 use crate::telemetry::CarTelemetry;
-use crate::track::{Track, TrackCoord, TrackHint};
+use crate::track::{wrap_into_lap, Track, TrackCoord, TrackHint};
 use crate::world::{CarId, World};
 pub use limits::DriverLimits;
 use line::Station;
@@ -100,13 +100,16 @@ impl Robot {
     }
 
     /// Station index and fraction at centreline distance `distance_m`.
+    #[inline]
     fn locate(&self, distance_m: f64) -> (usize, usize, f64) {
-        let x = distance_m.rem_euclid(self.length_m) / self.spacing_m;
-        let j = (x as usize).min(self.stations.len() - 1);
-        (j, (j + 1) % self.stations.len(), x - j as f64)
+        let x = wrap_into_lap(distance_m, self.length_m) / self.spacing_m;
+        let last = self.stations.len() - 1;
+        let j = (x as usize).min(last);
+        (j, if j == last { 0 } else { j + 1 }, x - j as f64)
     }
 
     /// Planned speed at centreline distance `distance_m`, m/s.
+    #[inline]
     pub fn target_speed_mps(&self, distance_m: f64) -> f64 {
         let (j, k, t) = self.locate(distance_m);
         self.speeds[j] + (self.speeds[k] - self.speeds[j]) * t
@@ -131,6 +134,7 @@ impl Robot {
     }
 
     /// The line point at centreline distance `distance_m`.
+    #[inline]
     fn line_point(&self, distance_m: f64) -> [f64; 2] {
         let (j, k, t) = self.locate(distance_m);
         let (a, b) = (self.stations[j].xy, self.stations[k].xy);

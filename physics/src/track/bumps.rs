@@ -4,8 +4,90 @@
 //! Along the lap every wavenumber is rounded to a whole number of waves per lap, so the field
 //! is periodic and has no step at the start line. Values and both partial derivatives are
 //! analytic, so the ground normal is exact and continuous.
+//!
+//! Every wave needs a sine and a cosine per query (three per wheel and step, six off the racing
+//! surface), so they come from [`table_sin_cos`]: a 256-entry table of exact values built at
+//! compile time and 4-term series for the remainder, within 1e-15 of the library's values
+//! (tested).
 
 use std::f64::consts::TAU;
+
+/// Entries of the sine table over one turn (a power of two).
+const TABLE_SIZE: usize = 256;
+/// The true `2 pi / TABLE_SIZE` (not the rounded `TAU / 256`, whose error times a large index
+/// would show) in two parts: the first has 27 significant bits, so `q * STEP_HI` is exact for
+/// any index `q` below 2^26, and the sum is good to ~3e-28.
+const STEP_HI: f64 = 0.024543692590668797;
+const STEP_LO: f64 = 1.5501462182508444e-11;
+/// Largest |angle| reduced with the table (q = angle / step stays below 2^26); larger ones
+/// (never met on a lap: wavenumber times distance stays below ~1e5) go to the library.
+const TABLE_LIMIT: f64 = 1.0e6;
+/// 1.5 * 2^52: adding and subtracting it rounds to the nearest integer (|x| < 2^51).
+const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
+
+/// `(sin, cos)` of `k` table steps for `k <= TABLE_SIZE / 8` (at most pi / 4) by their Taylor
+/// series to the 27th / 26th power (truncation below 1e-30), at compile time.
+const fn series_sin_cos(k: usize) -> (f64, f64) {
+    let x = k as f64 * STEP_HI + k as f64 * STEP_LO;
+    let z = x * x;
+    let (mut sin, mut cos) = (0.0, 0.0);
+    let mut n = 14;
+    while n > 0 {
+        // Horner from the highest term: sin = x (1 - z/(2*3) (1 - z/(4*5) (...))).
+        let (a, b) = ((2 * n) as f64, (2 * n + 1) as f64);
+        sin = 1.0 - z / (a * b) * sin;
+        cos = 1.0 - z / ((a - 1.0) * a) * cos;
+        n -= 1;
+    }
+    (x * sin, cos)
+}
+
+/// `[sin, cos]` of `j * 2 pi / TABLE_SIZE` for every `j`, from the first octant by symmetry.
+const SINE_TABLE: [[f64; 2]; TABLE_SIZE] = {
+    let quarter = TABLE_SIZE / 4;
+    let mut table = [[0.0; 2]; TABLE_SIZE];
+    let mut j = 0;
+    while j < TABLE_SIZE {
+        let k = j % quarter;
+        let (sin, cos) = if k <= quarter / 2 {
+            series_sin_cos(k)
+        } else {
+            let (sin, cos) = series_sin_cos(quarter - k);
+            (cos, sin)
+        };
+        table[j] = match j / quarter {
+            0 => [sin, cos],
+            1 => [cos, -sin],
+            2 => [-sin, -cos],
+            _ => [-cos, sin],
+        };
+        j += 1;
+    }
+    table
+};
+
+/// `(sin x, cos x)` from the nearest table entry `a` and the remainder `r = x - a`
+/// (|r| <= pi / 256): `sin x = sin a + (sin a (cos r - 1) + cos a sin r)`, and alike for the
+/// cosine, with 3-term series for `sin r - r` and `cos r - 1` (truncation below 1e-22 and
+/// 1e-19).
+#[inline]
+fn table_sin_cos(x: f64) -> (f64, f64) {
+    // NaN passes this test and comes out as NaN (its index saturates to 0, its remainder is
+    // NaN).
+    if x.abs() > TABLE_LIMIT {
+        return x.sin_cos();
+    }
+    let q = (x * (TABLE_SIZE as f64 / TAU) + ROUNDING_SHIFT) - ROUNDING_SHIFT;
+    let r = (x - q * STEP_HI) - q * STEP_LO;
+    let [sin_a, cos_a] = SINE_TABLE[(q as i64 as usize) & (TABLE_SIZE - 1)];
+    let z = r * r;
+    let sin_r = r + r * z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5_040.0)));
+    let cos_r_minus_1 = z * (-0.5 + z * (1.0 / 24.0 + z * (-1.0 / 720.0)));
+    (
+        sin_a + (sin_a * cos_r_minus_1 + cos_a * sin_r),
+        cos_a + (cos_a * cos_r_minus_1 - sin_a * sin_r),
+    )
+}
 
 /// One plane wave `amplitude * sin(k_s * s + k_d * d + phase)`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -14,6 +96,8 @@ struct Wave {
     k_d: f64,
     phase: f64,
     amplitude: f64,
+    /// `amplitude * k_s` and `amplitude * k_d`: the slopes' factors.
+    slope_amplitude: [f64; 2],
 }
 
 /// A bump field of three waves; amplitudes sum to the peak amplitude.
@@ -57,29 +141,41 @@ impl BumpField {
             let lambda = wavelength_m * ratio;
             let cycles = (lap_m / lambda).round().max(1.0);
             let k_s = TAU * cycles / lap_m;
+            let (k_d, amplitude) = (k_s * f64::tan(angle), amplitude_m * share);
             *wave = Wave {
                 k_s,
-                k_d: k_s * f64::tan(angle),
+                k_d,
                 phase: phase(seed, i as u64 + 1),
-                amplitude: amplitude_m * share,
+                amplitude,
+                slope_amplitude: [amplitude * k_s, amplitude * k_d],
             };
         }
         BumpField { waves }
     }
 
-    /// The field at distance `s_m` and lateral offset `d_m`, scaled by `scale`.
-    pub(crate) fn at(&self, s_m: f64, d_m: f64, scale: f64) -> BumpValue {
+    /// The field at distance `s_m` and lateral offset `d_m`.
+    pub(crate) fn at(&self, s_m: f64, d_m: f64) -> BumpValue {
         let mut out = BumpValue::default();
-        if scale == 0.0 {
-            return out;
+        for w in &self.waves {
+            let (sin, cos) = table_sin_cos(w.k_s * s_m + w.k_d * d_m + w.phase);
+            out.height_m += w.amplitude * sin;
+            out.d_ds += w.slope_amplitude[0] * cos;
+            out.d_dd += w.slope_amplitude[1] * cos;
         }
+        out
+    }
+
+    /// The field as [`BumpField::at`] computed it before the table-based sine (each wave on
+    /// `math::sin_cos`, zero waves skipped): the oracle of the ground query tests.
+    #[cfg(test)]
+    pub(crate) fn at_reference(&self, s_m: f64, d_m: f64) -> BumpValue {
+        let mut out = BumpValue::default();
         for w in &self.waves {
             if w.amplitude == 0.0 {
                 continue;
             }
-            // The deterministic fast sin_cos: three per wheel per step.
             let (sin, cos) = crate::math::sin_cos(w.k_s * s_m + w.k_d * d_m + w.phase);
-            let a = w.amplitude * scale;
+            let a = w.amplitude;
             out.height_m += a * sin;
             out.d_ds += a * w.k_s * cos;
             out.d_dd += a * w.k_d * cos;
@@ -97,18 +193,69 @@ mod tests {
         let lap = 1234.5;
         let field = BumpField::new(0.02, 17.0, lap, 42);
         for &(s, d) in &[(0.0, 0.0), (10.3, -4.0), (600.0, 7.5)] {
-            let a = field.at(s, d, 1.0);
-            let b = field.at(s + lap, d, 1.0);
+            let a = field.at(s, d);
+            let b = field.at(s + lap, d);
             assert!((a.height_m - b.height_m).abs() < 1e-9);
             assert!(a.height_m.abs() <= 0.02 + 1e-12);
             let h = 1e-5;
-            let ds =
-                (field.at(s + h, d, 1.0).height_m - field.at(s - h, d, 1.0).height_m) / (2.0 * h);
-            let dd =
-                (field.at(s, d + h, 1.0).height_m - field.at(s, d - h, 1.0).height_m) / (2.0 * h);
+            let ds = (field.at(s + h, d).height_m - field.at(s - h, d).height_m) / (2.0 * h);
+            let dd = (field.at(s, d + h).height_m - field.at(s, d - h).height_m) / (2.0 * h);
             assert!((ds - a.d_ds).abs() < 1e-6 && (dd - a.d_dd).abs() < 1e-6);
         }
         assert_eq!(field, BumpField::new(0.02, 17.0, lap, 42));
+        for &(s, d) in &[(0.0, 0.0), (10.3, -4.0), (600.0, 7.5), (3900.0, 25.0)] {
+            let (fast, reference) = (field.at(s, d), field.at_reference(s, d));
+            assert!((fast.height_m - reference.height_m).abs() < 1e-17);
+            assert!((fast.d_ds - reference.d_ds).abs() < 1e-16);
+            assert!((fast.d_dd - reference.d_dd).abs() < 1e-16);
+        }
         assert_ne!(field, BumpField::new(0.02, 17.0, lap, 43));
+    }
+
+    /// The table-based sine and cosine stay within a few units in the last place of the
+    /// library's over the angles a lap can produce (and beyond), both signs, and at the
+    /// table's entries and midpoints where the remainder is smallest and largest.
+    #[test]
+    fn table_sin_cos_matches_the_library() {
+        let mut worst = 0.0f64;
+        let mut check = |x: f64| {
+            let (s, c) = table_sin_cos(x);
+            let (sr, cr) = x.sin_cos();
+            worst = worst.max((s - sr).abs()).max((c - cr).abs());
+        };
+        let mut x = 1e-9;
+        while x < 2e6 {
+            check(x);
+            check(-x);
+            x *= 1.0007;
+        }
+        let step = TAU / TABLE_SIZE as f64;
+        for j in -3000..3000 {
+            check(j as f64 * step);
+            check((j as f64 + 0.5) * step);
+            check(j as f64 * 0.37 + 1e4);
+        }
+        assert!(worst <= 1e-15, "worst {worst:e}");
+        // The first quadrant's entries against the library (the reference angle `j * step`
+        // is itself off by up to ~2e-16), the others its exact rotations.
+        let quarter = TABLE_SIZE / 4;
+        for (j, [sin, cos]) in SINE_TABLE.iter().take(quarter).enumerate() {
+            let (s, c) = (j as f64 * step).sin_cos();
+            assert!(
+                (sin - s).abs() <= 3.4e-16 && (cos - c).abs() <= 3.4e-16,
+                "entry {j}"
+            );
+            for turn in 1..4 {
+                let [rs, rc] = SINE_TABLE[j + turn * quarter];
+                let expected = match turn {
+                    1 => [*cos, -sin],
+                    2 => [-sin, -cos],
+                    _ => [-cos, *sin],
+                };
+                assert_eq!([rs, rc], expected, "entry {}", j + turn * quarter);
+            }
+        }
+        let (s, c) = table_sin_cos(f64::NAN);
+        assert!(s.is_nan() && c.is_nan());
     }
 }

@@ -174,6 +174,24 @@ fn plane_ground(grade: f64, x: f64) -> GroundHit {
     }
 }
 
+/// `distance_m.rem_euclid(length_m)` (the same value, bit for bit) without the library's
+/// `fmod` for the common cases: a distance at most one lap outside `0 .. length` (`x - L` is
+/// exact there, and `x + L` rounds exactly as `rem_euclid`'s own correction does; `-L` itself
+/// gives `-0.0` there, so it takes the library path). Per car and step the projection, the
+/// lap timer and the robot wrap several distances.
+#[inline]
+pub(crate) fn wrap_into_lap(distance_m: f64, length_m: f64) -> f64 {
+    if (0.0..length_m).contains(&distance_m) {
+        distance_m
+    } else if (length_m..2.0 * length_m).contains(&distance_m) {
+        distance_m - length_m
+    } else if distance_m > -length_m && distance_m < 0.0 {
+        distance_m + length_m
+    } else {
+        distance_m.rem_euclid(length_m)
+    }
+}
+
 /// Lap length reported by the plane (its along-track distance is `x` modulo this), m.
 const PLANE_LAP_M: f64 = 1000.0;
 
@@ -352,6 +370,30 @@ impl Track {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast lap wrap gives `rem_euclid`'s value bit for bit, in and around its fast ranges.
+    #[test]
+    fn wrap_into_lap_is_rem_euclid() {
+        let length: f64 = 3456.789;
+        let mut x: f64 = -3.0 * length;
+        while x < 3.0 * length {
+            for v in [x, x.next_up(), x.next_down()] {
+                assert_eq!(
+                    wrap_into_lap(v, length).to_bits(),
+                    v.rem_euclid(length).to_bits(),
+                    "{v}"
+                );
+            }
+            x += 0.937;
+        }
+        for v in [0.0, -0.0, length, -length, 2.0 * length, 1e-300, -1e-300] {
+            assert_eq!(
+                wrap_into_lap(v, length).to_bits(),
+                v.rem_euclid(length).to_bits()
+            );
+        }
+        assert!(wrap_into_lap(f64::NAN, length).is_nan());
+    }
 
     /// The barrier broad phase is conservative: wherever it reports a body clear, no point
     /// within the reach of the body's centre touches a barrier (each point located on its own,

@@ -17,6 +17,12 @@
 //! A body-level barrier broad phase ([`Ribbon::clear_of_barriers`]) reads per-segment minima
 //! of the barrier distances (and maxima of the curvature) over [`BROAD_PHASE_WINDOW_M`]
 //! precomputed at build, so a car well inside the barriers needs no per-point query.
+//!
+//! Cost (every wheel, every step): the Hermite pieces are stored as per-segment power-basis
+//! cubics ([`SegmentCubic`]), the walk hands its end distances to the foot-point refinement,
+//! and a barrier query whose point is certainly short of both barriers stops after the walk.
+//! The `oracle` test module keeps the straightforward implementation these must match to
+//! round-off.
 
 use super::bumps::{BumpField, BumpValue};
 use super::centreline::{self, CentreSample};
@@ -38,6 +44,14 @@ const RUNOFF_LATERAL_FADE_M: f64 = 0.5;
 const BROAD_PHASE_WINDOW_M: f64 = 30.0;
 /// Safety margin of the barrier broad phase, m (covers the locate's round-off).
 const BROAD_PHASE_MARGIN_M: f64 = 0.05;
+/// Extra curvature allowed for in the barrier early-out (the Hermite centreline's curvature
+/// between samples is not exactly the interpolated one), 1/m.
+const BARRIER_EARLY_OUT_CURVATURE_PER_M: f64 = 0.01;
+/// Safety margin of the barrier early-out (covers the refined foot point's round-off), m.
+const BARRIER_EARLY_OUT_MARGIN_M: f64 = 0.01;
+/// The nearest-sample scan skips only samples at least this much farther than the best so far
+/// (covers the distances' round-off), m.
+const SCAN_SKIP_MARGIN_M: f64 = 1e-6;
 /// How far behind the start line the first grid slot is, m.
 const FIRST_SLOT_BEHIND_M: f64 = 6.0;
 /// A barrier on the inside of a turn must stay this fraction of the radius away from the
@@ -65,6 +79,77 @@ struct Located {
     d: f64,
     /// Unit horizontal tangent of the centreline there.
     tangent: [f64; 2],
+}
+
+/// One segment's centreline and centreline height as power-basis cubics in the segment
+/// fraction `t`, built from the same Hermite data (sample positions and tangents, heights and
+/// grades) as the samples: the same curve, evaluated with a few multiply-adds instead of the
+/// Hermite basis. Positions are relative to the segment's first sample (small numbers, so the
+/// evaluation keeps its precision far from the origin).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct SegmentCubic {
+    /// Coefficients of `t`, `t^2`, `t^3` of `x - x_a` and of `y - y_a`, m.
+    xy: [[f64; 3]; 2],
+    /// Coefficients of `1`, `t`, `t^2`, `t^3` of the centreline height, m.
+    height: [f64; 4],
+    /// Heading of the centreline at the first sample, rad (`atan2` of its tangent).
+    heading_rad: f64,
+}
+
+impl SegmentCubic {
+    /// The cubics of the segment from sample `a` to sample `b`, `ds` apart.
+    fn new(a: &Sample, b: &Sample, ds: f64) -> SegmentCubic {
+        // Hermite data (end values p0, p1 and end derivatives m0, m1 per unit t) in the power
+        // basis: p0 + m0 t + (3 (p1 - p0) - 2 m0 - m1) t^2 + (2 (p0 - p1) + m0 + m1) t^3.
+        let cubic = |delta: f64, m0: f64, m1: f64| {
+            [m0, 3.0 * delta - 2.0 * m0 - m1, -2.0 * delta + m0 + m1]
+        };
+        let (ca, cb) = (&a.centre, &b.centre);
+        let xy = [0, 1].map(|k| cubic(cb.xy[k] - ca.xy[k], ds * ca.tangent[k], ds * cb.tangent[k]));
+        let (pa, pb) = (&a.profile, &b.profile);
+        let [h1, h2, h3] = cubic(pb.height_m - pa.height_m, ds * pa.grade, ds * pb.grade);
+        SegmentCubic {
+            xy,
+            height: [pa.height_m, h1, h2, h3],
+            heading_rad: ca.tangent[1].atan2(ca.tangent[0]),
+        }
+    }
+
+    /// Centreline point relative to the first sample, and unit tangent, at fraction `t`.
+    #[inline]
+    fn centre(&self, t: f64) -> ([f64; 2], [f64; 2]) {
+        let mut p = [0.0; 2];
+        let mut v = [0.0; 2];
+        for k in 0..2 {
+            let [c1, c2, c3] = self.xy[k];
+            p[k] = t * (c1 + t * (c2 + t * c3));
+            v[k] = c1 + t * (2.0 * c2 + t * (3.0 * c3));
+        }
+        // Plain sqrt, not hypot: the derivative is about one spacing long (no overflow).
+        let inv_norm = 1.0 / (v[0] * v[0] + v[1] * v[1]).sqrt();
+        (p, [v[0] * inv_norm, v[1] * inv_norm])
+    }
+
+    /// Centreline height and its derivative per unit `t` at fraction `t`.
+    #[inline]
+    fn height(&self, t: f64) -> (f64, f64) {
+        let [h0, h1, h2, h3] = self.height;
+        (
+            h0 + t * (h1 + t * (h2 + t * h3)),
+            h1 + t * (2.0 * h2 + t * (3.0 * h3)),
+        )
+    }
+}
+
+/// The segment a walk ended in, with the point's distances ahead of its end samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Walked {
+    /// Segment index.
+    i: usize,
+    /// Distance ahead of sample `i` along its tangent, m.
+    ahead_a: f64,
+    /// Distance ahead of sample `i + 1` along its tangent, m.
+    ahead_b: f64,
 }
 
 /// The barrier distances and curvature around one segment, for the broad phase.
@@ -95,8 +180,12 @@ struct Across {
 #[derive(Debug, Clone)]
 pub(crate) struct Ribbon {
     samples: Vec<Sample>,
+    /// Centreline and height cubics per segment (`0..n`).
+    cubics: Vec<SegmentCubic>,
     /// Broad-phase summary per segment (`0..n`).
     barrier_windows: Vec<BarrierWindow>,
+    /// Longest straight distance between neighbouring samples (a little more), m.
+    max_chord_m: f64,
     n: usize,
     spacing_m: f64,
     length_m: f64,
@@ -133,24 +222,6 @@ fn barrier_windows(samples: &[Sample], n: usize, spacing_m: f64) -> Vec<BarrierW
             window
         })
         .collect()
-}
-
-fn hermite(t: f64) -> ([f64; 4], [f64; 4]) {
-    let (t2, t3) = (t * t, t * t * t);
-    (
-        [
-            2.0 * t3 - 3.0 * t2 + 1.0,
-            t3 - 2.0 * t2 + t,
-            -2.0 * t3 + 3.0 * t2,
-            t3 - t2,
-        ],
-        [
-            6.0 * t2 - 6.0 * t,
-            3.0 * t2 - 4.0 * t + 1.0,
-            -6.0 * t2 + 6.0 * t,
-            3.0 * t2 - 2.0 * t,
-        ],
-    )
 }
 
 fn lerp(a: f64, b: f64, t: f64) -> f64 {
@@ -247,8 +318,22 @@ impl Ribbon {
             BumpField::new(1.0, wavelength, length_m, spec.seed ^ (kind as u64 + 100))
         };
         let barrier_windows = barrier_windows(&samples, n, spacing_m);
+        let cubics = samples
+            .windows(2)
+            .map(|pair| SegmentCubic::new(&pair[0], &pair[1], spacing_m))
+            .collect();
+        let max_chord_m = samples
+            .windows(2)
+            .map(|pair| {
+                let (a, b) = (pair[0].centre.xy, pair[1].centre.xy);
+                (b[0] - a[0]).hypot(b[1] - a[1])
+            })
+            .fold(0.0, f64::max)
+            * (1.0 + 1e-9);
         Ok(Ribbon {
             samples,
+            cubics,
+            max_chord_m,
             barrier_windows,
             n,
             spacing_m,
@@ -282,92 +367,121 @@ impl Ribbon {
         self.sector_starts_m
     }
 
-    /// Centreline position and unit tangent at fraction `t` of segment `i` (Hermite).
-    fn centre_at(&self, i: usize, t: f64) -> ([f64; 2], [f64; 2]) {
-        let (a, b) = (&self.samples[i].centre, &self.samples[i + 1].centre);
-        let (h, dh) = hermite(t);
-        let ds = self.spacing_m;
-        let mut p = [0.0; 2];
-        let mut v = [0.0; 2];
-        for k in 0..2 {
-            p[k] = h[0] * a.xy[k]
-                + h[1] * ds * a.tangent[k]
-                + h[2] * b.xy[k]
-                + h[3] * ds * b.tangent[k];
-            v[k] = dh[0] * a.xy[k]
-                + dh[1] * ds * a.tangent[k]
-                + dh[2] * b.xy[k]
-                + dh[3] * ds * b.tangent[k];
-        }
-        // Plain sqrt, not hypot: the derivative is about one spacing long (no overflow) and
-        // this runs several times per query.
-        let norm = (v[0] * v[0] + v[1] * v[1]).sqrt();
-        (p, [v[0] / norm, v[1] / norm])
-    }
-
     /// Signed distance of `p` ahead of sample `i` along its tangent.
     fn ahead_of(&self, i: usize, p: [f64; 2]) -> f64 {
         let c = &self.samples[i].centre;
         (p[0] - c.xy[0]) * c.tangent[0] + (p[1] - c.xy[1]) * c.tangent[1]
     }
 
-    /// Walks from segment `start` to the segment whose end normals enclose `p`.
-    fn walk(&self, start: usize, p: [f64; 2]) -> Option<usize> {
-        let mut i = start % self.n;
+    /// Walks from segment `start` to the segment whose end normals enclose `p`; returns it
+    /// with `p`'s distances ahead of its two end samples (`>= 0` and `< 0`). Each move needs
+    /// one new distance: the sample left behind is an end of the next segment (sample `n` is
+    /// sample `0`, so wrapping round the lap keeps that true).
+    fn walk(&self, start: usize, p: [f64; 2]) -> Option<Walked> {
+        let n = self.n;
+        let mut i = if start < n { start } else { start % n };
+        let mut ahead_a = self.ahead_of(i, p);
+        // Distance ahead of sample i + 1 when already known (NaN: not yet).
+        let mut ahead_b = f64::NAN;
         for _ in 0..MAX_WALK {
-            if self.ahead_of(i, p) < 0.0 {
-                i = (i + self.n - 1) % self.n;
-            } else if self.ahead_of(i + 1, p) >= 0.0 {
-                i = (i + 1) % self.n;
+            if ahead_a < 0.0 {
+                ahead_b = ahead_a;
+                i = if i == 0 { n - 1 } else { i - 1 };
+                ahead_a = self.ahead_of(i, p);
+                continue;
+            }
+            if ahead_b.is_nan() {
+                ahead_b = self.ahead_of(i + 1, p);
+            }
+            if ahead_b >= 0.0 {
+                i = if i + 1 == n { 0 } else { i + 1 };
+                ahead_a = ahead_b;
+                ahead_b = f64::NAN;
             } else {
-                return Some(i);
+                return Some(Walked {
+                    i,
+                    ahead_a,
+                    ahead_b,
+                });
             }
         }
         None
     }
 
-    /// The sample nearest to `p` by a full scan (only for a far-off hint).
+    /// The sample nearest to `p` (the first of equals) by a scan of the lap (only for a far-off
+    /// hint: a car's first query or a reset). The scan skips ahead past samples that cannot be
+    /// nearer than the best so far: `k` samples on from one at distance `D` lie at least
+    /// `D - k * max_chord` away (triangle inequality over the chords), so a hundred cars'
+    /// first step costs a few hundred distances each, not a lap's worth.
     fn nearest_sample(&self, p: [f64; 2]) -> usize {
         let mut best = (f64::INFINITY, 0);
-        for (i, s) in self.samples[..self.n].iter().enumerate() {
-            let d2 = (p[0] - s.centre.xy[0]).powi(2) + (p[1] - s.centre.xy[1]).powi(2);
+        let mut best_distance = f64::INFINITY;
+        let mut i = 0;
+        while i < self.n {
+            let xy = self.samples[i].centre.xy;
+            let d2 = (p[0] - xy[0]).powi(2) + (p[1] - xy[1]).powi(2);
+            let distance = d2.sqrt();
             if d2 < best.0 {
                 best = (d2, i);
+                best_distance = distance;
             }
+            let room = distance - best_distance - SCAN_SKIP_MARGIN_M;
+            let skip = if room > 0.0 {
+                (room / self.max_chord_m) as usize
+            } else {
+                0
+            };
+            i += 1 + skip;
         }
         best.1
     }
 
-    fn refine(&self, i: usize, p: [f64; 2]) -> Located {
-        let fa = self.ahead_of(i, p);
-        let fb = self.ahead_of(i + 1, p);
+    /// The foot point of `p` on the centreline within the walked segment.
+    fn refine(&self, walked: Walked, p: [f64; 2]) -> Located {
+        let Walked {
+            i,
+            ahead_a: fa,
+            ahead_b: fb,
+        } = walked;
         let mut t = if fa - fb > 0.0 { fa / (fa - fb) } else { 0.5 };
         let (ka, kb) = (
             self.samples[i].centre.curvature,
             self.samples[i + 1].centre.curvature,
         );
+        let cubic = &self.cubics[i];
+        let origin = self.samples[i].centre.xy;
+        let q = [p[0] - origin[0], p[1] - origin[1]];
         // Two Newton steps on the Hermite centreline; at offset d the foot point moves
         // (1 - curvature * d) times slower than the point. The centreline is not evaluated
         // again after the second step: that step moves the foot point by about a micrometre,
         // which changes the lateral offset only to second order (~1e-14 m) and the tangent
         // by ~1e-8 rad, while an evaluation is a third of the query.
-        let (mut c, mut tangent) = self.centre_at(i, t);
+        let (mut c, mut tangent) = cubic.centre(t);
         for newton in 0..2 {
-            let along = (p[0] - c[0]) * tangent[0] + (p[1] - c[1]) * tangent[1];
-            let d = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
+            let along = (q[0] - c[0]) * tangent[0] + (q[1] - c[1]) * tangent[1];
+            let d = (q[1] - c[1]) * tangent[0] - (q[0] - c[0]) * tangent[1];
             let stretch = (1.0 - lerp(ka, kb, t) * d).max(0.1);
             t = (t + along / (self.spacing_m * stretch)).clamp(0.0, 1.0);
             if newton == 0 {
-                (c, tangent) = self.centre_at(i, t);
+                (c, tangent) = cubic.centre(t);
             }
         }
-        let d = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
+        let d = (q[1] - c[1]) * tangent[0] - (q[0] - c[0]) * tangent[1];
         Located {
             i,
             t,
             s: (i as f64 + t) * self.spacing_m,
             d,
             tangent,
+        }
+    }
+
+    /// [`Walked`] for segment `i` (whether or not its end normals enclose `p`).
+    fn walked_at(&self, i: usize, p: [f64; 2]) -> Walked {
+        Walked {
+            i,
+            ahead_a: self.ahead_of(i, p),
+            ahead_b: self.ahead_of(i + 1, p),
         }
     }
 
@@ -378,16 +492,23 @@ impl Ribbon {
     }
 
     fn locate(&self, p: [f64; 2], hint: &mut TrackHint) -> Located {
-        let local = self
-            .walk(hint.segment, p)
-            .map(|i| self.refine(i, p))
+        let walked = self.walk(hint.segment, p);
+        self.locate_walked(walked, p, hint)
+    }
+
+    /// [`Ribbon::locate`] after the walk from the hint (`walked`).
+    fn locate_walked(&self, walked: Option<Walked>, p: [f64; 2], hint: &mut TrackHint) -> Located {
+        let local = walked
+            .map(|w| self.refine(w, p))
             .filter(|loc| self.plausible(loc));
         let loc = match local {
             Some(loc) => loc,
             None => {
                 let start = self.nearest_sample(p);
-                let i = self.walk(start, p).unwrap_or(start);
-                self.refine(i, p)
+                let walked = self
+                    .walk(start, p)
+                    .unwrap_or_else(|| self.walked_at(start, p));
+                self.refine(walked, p)
             }
         };
         hint.segment = loc.i;
@@ -407,15 +528,9 @@ impl Ribbon {
         let loc = self.locate([x, y], hint);
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
         let (t, d, ds) = (loc.t, loc.d, self.spacing_m);
-        let (h, dh) = hermite(t);
         let (pa, pb) = (&a.profile, &b.profile);
-        let centre_height =
-            h[0] * pa.height_m + h[1] * ds * pa.grade + h[2] * pb.height_m + h[3] * ds * pb.grade;
-        let grade = (dh[0] * pa.height_m
-            + dh[1] * ds * pa.grade
-            + dh[2] * pb.height_m
-            + dh[3] * ds * pb.grade)
-            / ds;
+        let (centre_height, height_rate) = self.cubics[loc.i].height(t);
+        let grade = height_rate / ds;
         let tan_bank = lerp(pa.tan_bank, pb.tan_bank, t);
         let tan_bank_rate = lerp(pa.tan_bank_rate, pb.tan_bank_rate, t);
         let curvature = lerp(a.centre.curvature, b.centre.curvature, t);
@@ -445,7 +560,7 @@ impl Ribbon {
             dz_dd += slope * sign;
         }
 
-        let bump = self.bumps.at(loc.s, d, 1.0);
+        let bump = self.bumps.at(loc.s, d);
         height += bump.height_m;
         dz_ds += bump.d_ds;
         dz_dd += bump.d_dd;
@@ -559,7 +674,7 @@ impl Ribbon {
             height_m,
             d_ds,
             d_dd,
-        } = field.at(loc.s, loc.d, 1.0);
+        } = field.at(loc.s, loc.d);
         *height += amplitude[0] * height_m;
         *dz_ds += amplitude[0] * d_ds + amplitude[1] * height_m;
         *dz_dd += amplitude[0] * d_dd + amplitude[2] * height_m;
@@ -597,12 +712,57 @@ impl Ribbon {
         lateral_m + need < window.min_barrier_m[0] && -lateral_m + need < window.min_barrier_m[1]
     }
 
+    /// True when a sphere of `radius_m` at `p`, which lies between the end normals of
+    /// segment `i`, certainly touches neither barrier: its offset measured along the first
+    /// sample's normal differs from the refined one (along the foot point's normal) by at most
+    /// the centreline's sideways drift over the segment plus the tilt of the normal, both
+    /// bounded from the segment's curvature with a factor of two to spare, and the barriers
+    /// there are at least the nearer of their two end distances.
+    fn clear_of_barriers_in_segment(&self, i: usize, p: [f64; 2], radius_m: f64) -> bool {
+        let (a, b) = (&self.samples[i], &self.samples[i + 1]);
+        let (c, tangent) = (a.centre.xy, a.centre.tangent);
+        let offset = (p[1] - c[1]) * tangent[0] - (p[0] - c[0]) * tangent[1];
+        let curvature = 2.0 * a.centre.curvature.abs().max(b.centre.curvature.abs())
+            + BARRIER_EARLY_OUT_CURVATURE_PER_M;
+        let reach = 1.1 * self.spacing_m;
+        let turn = curvature * reach;
+        let slack = curvature * reach * reach
+            + (offset.abs() + reach) * turn * turn
+            + BARRIER_EARLY_OUT_MARGIN_M;
+        let (pa, pb) = (&a.profile, &b.profile);
+        let need = radius_m + slack;
+        offset + need < pa.barrier_m[0].min(pb.barrier_m[0])
+            && -offset + need < pa.barrier_m[1].min(pb.barrier_m[1])
+    }
+
+    /// Heading of the centreline at a located point, in `(-pi, pi]`: the segment's first
+    /// heading plus the small turn from there to the located tangent (an `atan` of a small
+    /// ratio, a short series) instead of a full `atan2` of the tangent.
+    fn heading_rad(&self, loc: &Located) -> f64 {
+        let first = self.samples[loc.i].centre.tangent;
+        let cos = first[0] * loc.tangent[0] + first[1] * loc.tangent[1];
+        let sin = first[0] * loc.tangent[1] - first[1] * loc.tangent[0];
+        let turn = if cos > 0.0 {
+            crate::math::atan(sin / cos)
+        } else {
+            sin.atan2(cos)
+        };
+        let heading = self.cubics[loc.i].heading_rad + turn;
+        if heading > std::f64::consts::PI {
+            heading - std::f64::consts::TAU
+        } else if heading <= -std::f64::consts::PI {
+            heading + std::f64::consts::TAU
+        } else {
+            heading
+        }
+    }
+
     fn coord(&self, loc: &Located) -> TrackCoord {
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
         TrackCoord {
-            distance_m: loc.s.rem_euclid(self.length_m),
+            distance_m: super::wrap_into_lap(loc.s, self.length_m),
             lateral_m: loc.d,
-            heading_rad: loc.tangent[1].atan2(loc.tangent[0]),
+            heading_rad: self.heading_rad(loc),
             curvature_per_m: lerp(a.centre.curvature, b.centre.curvature, loc.t),
             half_width_left_m: self.profile_lerp(loc, |p| p.half_width_m[0]),
             half_width_right_m: self.profile_lerp(loc, |p| p.half_width_m[1]),
@@ -615,7 +775,17 @@ impl Ribbon {
         radius_m: f64,
         hint: &mut TrackHint,
     ) -> Option<BarrierHit> {
-        let loc = self.locate([p[0], p[1]], hint);
+        let xy = [p[0], p[1]];
+        let walked = self.walk(hint.segment, xy);
+        if let Some(w) = walked {
+            if self.clear_of_barriers_in_segment(w.i, xy, radius_m) {
+                // What the full query would conclude (the refined offset is plausible and
+                // short of both barriers), without the foot point.
+                hint.segment = w.i;
+                return None;
+            }
+        }
+        let loc = self.locate_walked(walked, xy, hint);
         let left_barrier = self.profile_lerp(&loc, |p| p.barrier_m[0]);
         let right_barrier = self.profile_lerp(&loc, |p| p.barrier_m[1]);
         let left = [-loc.tangent[1], loc.tangent[0]];
@@ -641,13 +811,12 @@ impl Ribbon {
         let s = distance_m.rem_euclid(self.length_m);
         let i = ((s / self.spacing_m) as usize).min(self.n - 1);
         let t = (s / self.spacing_m - i as f64).clamp(0.0, 1.0);
-        let (xy, tangent) = self.centre_at(i, t);
+        let cubic = &self.cubics[i];
+        let (offset, tangent) = cubic.centre(t);
         let (a, b) = (&self.samples[i], &self.samples[i + 1]);
-        let (h, _) = hermite(t);
-        let ds = self.spacing_m;
+        let xy = [a.centre.xy[0] + offset[0], a.centre.xy[1] + offset[1]];
+        let (height, _) = cubic.height(t);
         let (pa, pb) = (&a.profile, &b.profile);
-        let height =
-            h[0] * pa.height_m + h[1] * ds * pa.grade + h[2] * pb.height_m + h[3] * ds * pb.grade;
         let mix = |f: fn(&ProfileSample) -> f64| lerp(f(pa), f(pb), t);
         TrackSection {
             distance_m: s,
@@ -680,5 +849,162 @@ impl Ribbon {
         };
         let ground = self.ground(x, y, &mut hint);
         ([x, y, ground.height_m], section.heading_rad)
+    }
+}
+
+#[cfg(test)]
+mod oracle;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track::builtin_text;
+
+    /// Deterministic uniform numbers in `0..1` (a 64-bit LCG's top 53 bits).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    fn ribbon(name: &str) -> Ribbon {
+        let spec = TrackSpec::from_toml(builtin_text(name).unwrap(), name).unwrap();
+        Ribbon::build(&spec).unwrap()
+    }
+
+    /// Largest difference of the fast queries from the oracle over random points, as
+    /// (height m, normal, lateral m, distance m, heading rad, barrier depth m, barrier normal).
+    fn worst_differences(r: &Ribbon, points: usize, seed: u64) -> [f64; 7] {
+        let mut rng = Lcg(seed);
+        let mut worst = [0.0f64; 7];
+        let mut raise = |k: usize, a: f64, b: f64| worst[k] = worst[k].max((a - b).abs());
+        // A warm hint that follows a wandering path (as a wheel's does) and a cold one per
+        // point (the scan), each against the oracle with the same hint.
+        let (mut fast_hint, mut oracle_hint) = (TrackHint::default(), TrackHint::default());
+        let mut s = rng.next() * r.length_m;
+        let mut lateral = 0.0;
+        for k in 0..points {
+            if k % 50 == 0 {
+                // Jump somewhere new now and then (a hint far off: the fallback scan).
+                s = rng.next() * r.length_m;
+            }
+            s += rng.next() * 0.2;
+            let section = r.section(s);
+            let reach = [section.barrier_left_m + 3.0, section.barrier_right_m + 3.0];
+            lateral = (lateral + (rng.next() - 0.5) * 2.0).clamp(-reach[1], reach[0]);
+            if k % 7 == 0 {
+                lateral = -reach[1] + rng.next() * (reach[0] + reach[1]);
+            }
+            let (sin, cos) = section.heading_rad.sin_cos();
+            let p = [
+                section.centre_m[0] - sin * lateral,
+                section.centre_m[1] + cos * lateral,
+                section.centre_m[2],
+            ];
+            for cold in [false, true] {
+                let (mut fh, mut oh) = if cold {
+                    (TrackHint::default(), TrackHint::default())
+                } else {
+                    (fast_hint, oracle_hint)
+                };
+                let fast = r.ground(p[0], p[1], &mut fh);
+                let oracle = r.oracle_ground(p[0], p[1], &mut oh);
+                assert_eq!(fh, oh, "segment at {p:?}");
+                assert_eq!(fast.surface, oracle.surface, "surface at {p:?}");
+                raise(0, fast.height_m, oracle.height_m);
+                for axis in 0..3 {
+                    raise(1, fast.normal[axis], oracle.normal[axis]);
+                }
+
+                let (coord, kind) = r.project_with_surface(p, &mut fh);
+                let oracle_loc = r.oracle_locate([p[0], p[1]], &mut oh);
+                let oracle_coord = r.oracle_coord(&oracle_loc);
+                assert_eq!(fh, oh, "segment at {p:?}");
+                assert_eq!(kind, surface::kind_of(r.across(&oracle_loc).id));
+                raise(2, coord.lateral_m, oracle_coord.lateral_m);
+                let wrap = r.length_m;
+                let dd = coord.distance_m - oracle_coord.distance_m;
+                raise(3, dd - (dd / wrap).round() * wrap, 0.0);
+                let dh = coord.heading_rad - oracle_coord.heading_rad;
+                let tau = std::f64::consts::TAU;
+                raise(4, dh - (dh / tau).round() * tau, 0.0);
+                raise(2, coord.curvature_per_m, oracle_coord.curvature_per_m);
+                raise(2, coord.half_width_left_m, oracle_coord.half_width_left_m);
+                raise(2, coord.half_width_right_m, oracle_coord.half_width_right_m);
+
+                for radius in [0.05, 0.5] {
+                    let fast = r.barrier_contact(p, radius, &mut fh);
+                    let oracle = r.oracle_barrier_contact(p, radius, &mut oh);
+                    assert_eq!(fh, oh, "segment at {p:?}");
+                    match (fast, oracle) {
+                        (None, None) => {}
+                        (Some(f), Some(o)) => {
+                            raise(5, f.depth_m, o.depth_m);
+                            for axis in 0..3 {
+                                raise(6, f.normal[axis], o.normal[axis]);
+                            }
+                        }
+                        _ => panic!("barrier contact at {p:?}: fast {fast:?}, oracle {oracle:?}"),
+                    }
+                }
+                if !cold {
+                    (fast_hint, oracle_hint) = (fh, oh);
+                }
+            }
+        }
+        worst
+    }
+
+    /// The skipping nearest-sample scan finds the sample the full scan finds, on and around
+    /// the track and far from it.
+    #[test]
+    fn skipping_scan_finds_the_nearest_sample() {
+        for (n, name) in crate::track::BUILTIN_NAMES.iter().enumerate() {
+            let r = ribbon(name);
+            let mut rng = Lcg(99 + n as u64);
+            for k in 0..5_000 {
+                let section = r.section(rng.next() * r.length_m);
+                let spread = if k % 10 == 0 { 2_000.0 } else { 40.0 };
+                let p = [
+                    section.centre_m[0] + (rng.next() - 0.5) * spread,
+                    section.centre_m[1] + (rng.next() - 0.5) * spread,
+                ];
+                assert_eq!(
+                    r.nearest_sample(p),
+                    r.oracle_nearest_sample(p),
+                    "{name} {p:?}"
+                );
+            }
+            // Exactly on samples (ties with neighbours are decided as the full scan does).
+            for i in (0..r.n).step_by(7) {
+                let p = r.samples[i].centre.xy;
+                assert_eq!(r.nearest_sample(p), r.oracle_nearest_sample(p));
+            }
+        }
+    }
+
+    /// The fast queries (segment cubics, the walk's reused distances, the barrier early-out)
+    /// give what the straightforward implementation gives, to
+    /// round-off: heights, normals, surfaces, track coordinates and barrier contacts at
+    /// random points on and off every built-in track, with warm and cold hints.
+    #[test]
+    fn fast_queries_match_the_oracle_to_round_off() {
+        for (n, name) in crate::track::BUILTIN_NAMES.iter().enumerate() {
+            let r = ribbon(name);
+            let worst = worst_differences(&r, 20_000, 17 + n as u64);
+            let limits = [1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9];
+            for (k, (w, limit)) in worst.iter().zip(limits).enumerate() {
+                assert!(
+                    w <= &limit,
+                    "{name}: difference {k} is {w:e} (worst {worst:?})"
+                );
+            }
+        }
     }
 }
