@@ -209,10 +209,14 @@ impl Car {
         car
     }
 
-    /// Projects the current position onto `track` (after the state was set from outside).
+    /// Projects the current position onto `track` (after the state was set from outside) and
+    /// starts the wheels' ground queries from the body's place on the track: the wheels are
+    /// within a couple of metres of it, so their first query walks a few samples instead of
+    /// scanning the whole lap (built, reset or moved).
     pub(crate) fn refresh_track_coord(&mut self, track: &Track) {
         let position = self.state.position;
         let (coord, surface) = track.project_with_surface(position.to_array(), &mut self.body_hint);
+        self.wheel_hints = [self.body_hint; 4];
         self.body_coord = coord;
         self.body_coord_position = position;
         self.telemetry.surface = surface;
