@@ -1,36 +1,46 @@
 #!/usr/bin/env bash
-# Benchmarks rig-physics' World::step (1, 10, 100 cars) and, in the same run, the performance
-# peer ../shared/peers/rapier-vehicle (rapier3d raycast vehicle, read-only: built in its own
-# target dir), then prints ours vs peer per car-step and the ratio.
-# Usage: scripts/bench-physics.sh   (from anywhere; the repo sits beside shared/)
+# Benchmarks rig-physics' World::step (1, 10, 100 cars, flat and circuit, and 100 robot cars)
+# and, in the same run, the performance peer ../shared/peers/rapier-vehicle (rapier3d raycast
+# vehicle, read-only: built in its own target dir). The headline ratio comes from PAIRS runs of
+# the 1-car flat case next to one peer run each, alternating which goes first, so that the
+# host's slow swings of speed (large on this VM) hit both sides of a pair alike; it prints each
+# pair's ratio and the medians.
+# Usage: scripts/bench-physics.sh [PAIRS, default 9]   (from anywhere; the repo sits beside shared/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+pairs="${1:-9}"
 peer_manifest="../shared/peers/rapier-vehicle/Cargo.toml"
 
 echo "== building (release) =="
 cargo build --release -q -p rig-physics --benches
+ours_bin=$(cargo bench -q -p rig-physics --bench step --no-run --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
 if [ -f "$peer_manifest" ]; then
     cargo build --release -q --manifest-path "$peer_manifest" --target-dir target/peer
 fi
+echo "$(date -u +%FT%TZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-echo "== rig-physics =="
-ours_out=$(cargo bench -q -p rig-physics --bench step 2>/dev/null)
-echo "$ours_out"
+echo "== rig-physics, every case =="
+"$ours_bin"
 
 if [ ! -f "$peer_manifest" ]; then
     echo "peer not found at $peer_manifest: skipping the comparison"
     exit 0
 fi
-echo "== peer: rapier3d DynamicRayCastVehicleController (5 runs of 100000 steps, 1 vehicle) =="
 peer_bin=target/peer/release/rapier-vehicle-bench
-peer_runs=()
-for _ in 1 2 3 4 5; do
-    line=$("$peer_bin" 100000 1 | grep -o 'ns_per_vehicle_step=[0-9.]*' | cut -d= -f2)
-    peer_runs+=("$line")
-    echo "peer ns/vehicle-step: $line"
+ours_once() { RIG_BENCH_ROUNDS=1 "$ours_bin" "flat cars=1:" | grep -o '[0-9]* ns/car-step' | cut -d' ' -f1; }
+peer_once() { "$peer_bin" 100000 1 | grep -o 'ns_per_vehicle_step=[0-9.]*' | cut -d= -f2; }
+echo "== pairs: ours (1 car, flat, 200 000 steps) next to the peer (rapier3d DynamicRayCastVehicleController, 1 vehicle, 100 000 steps) =="
+results=()
+for pair in $(seq 1 "$pairs"); do
+    if (( pair % 2 == 1 )); then o=$(ours_once); p=$(peer_once); else p=$(peer_once); o=$(ours_once); fi
+    r=$(awk -v p="$p" -v o="$o" 'BEGIN { printf "%.2f", p / o }')
+    printf "pair %d: ours %s ns/car-step, peer %s ns/vehicle-step, peer/ours %s\n" "$pair" "$o" "$p" "$r"
+    results+=("$o $p $r")
 done
-peer=$(printf '%s\n' "${peer_runs[@]}" | sort -n | sed -n 3p)
-ours=$(echo "$ours_out" | grep 'track=flat cars=1:' | grep -o '[0-9]* ns/car-step' | cut -d' ' -f1)
-ratio=$(awk -v p="$peer" -v o="$ours" 'BEGIN { printf "%.2f", p / o }')
-echo "== summary (1 car, flat, medians) =="
-echo "ours ${ours} ns/car-step, peer ${peer} ns/vehicle-step: ours is ${ratio}x faster"
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+mo=$(printf '%s\n' "${results[@]}" | cut -d' ' -f1 | median)
+mp=$(printf '%s\n' "${results[@]}" | cut -d' ' -f2 | median)
+mr=$(printf '%s\n' "${results[@]}" | cut -d' ' -f3 | median)
+echo "== summary (1 car, flat, medians over $pairs pairs) =="
+echo "ours ${mo} ns/car-step (target <= 1500), peer ${mp} ns/vehicle-step; peer/ours: median of the pairs ${mr}x, of the medians $(awk -v p="$mp" -v o="$mo" 'BEGIN { printf "%.2f", p / o }')x (target >= 3)"
