@@ -20,11 +20,15 @@ use super::backoff::WarnBackoff;
 use super::mmsg::send_each;
 use super::stats::TelemetryStats;
 
-/// How long the sender sleeps when no frame is waiting. Frames queue meanwhile (two ticks of
-/// a 1 kHz loop) and are all sent on waking, so rates are exact; the cost is up to 2 ms of
-/// extra latency, against half the wake-ups of a 1 ms poll (each wake-up costs CPU, and
-/// receivers of 60 Hz formats do not notice 2 ms).
-pub const POLL_INTERVAL: Duration = Duration::from_millis(2);
+/// Shortest sleep once the channel ran dry. With a 1 kHz output the sender wakes this often
+/// and sends the two due frames as one batch; rates stay exact (frames queue meanwhile).
+pub const MIN_SLEEP: Duration = Duration::from_millis(2);
+/// Longest sleep: bounds the frames queued meanwhile (20 of the channel's 256 at 1 kHz) and how
+/// long the thread takes to notice that the stage is gone.
+pub const MAX_SLEEP: Duration = Duration::from_millis(20);
+/// How long after a packet's due time the sender wakes for it: the frame of that simulation
+/// time is then surely in the channel (the loop publishes it one tick of 1 ms later at most).
+const WAKE_AFTER_DUE_S: f64 = 0.001;
 /// Slack when comparing simulation times, s (absorbs float rounding of tick sums).
 const TIME_SLACK_S: f64 = 1e-6;
 
@@ -36,6 +40,11 @@ pub struct Decimator {
 }
 
 impl Decimator {
+    /// Simulation time of the next due frame (`None` before the first frame).
+    pub fn next_due_s(&self) -> Option<f64> {
+        self.next_due_s
+    }
+
     /// A decimator for `rate_hz` packets per simulated second.
     pub fn new(rate_hz: u32) -> Decimator {
         Decimator {
@@ -177,10 +186,36 @@ impl Output {
     }
 }
 
+/// How long to sleep once the channel ran dry, the newest frame being of simulation time
+/// `newest_s`: until just after the earliest output's next packet is due, within
+/// [`MIN_SLEEP`] ..= [`MAX_SLEEP`]. Simulation time runs with wall time (the loop is locked to
+/// it), so a 60 Hz output wakes the thread about 60 times a second, not 500: every wake-up of
+/// this thread is activity on the other cores that the RT core's wake-ups can feel (measured
+/// on the VM in docs/BENCHMARKS.md).
+pub fn sleep_after(outputs: &[Output], newest_s: Option<f64>) -> Duration {
+    let (Some(newest_s), Some(due_s)) = (
+        newest_s,
+        outputs
+            .iter()
+            .filter_map(|o| o.decimator.next_due_s())
+            .min_by(f64::total_cmp),
+    ) else {
+        return MIN_SLEEP;
+    };
+    let wait_s = due_s - newest_s + WAKE_AFTER_DUE_S;
+    if wait_s.is_finite() && wait_s > 0.0 {
+        Duration::from_secs_f64(wait_s.min(MAX_SLEEP.as_secs_f64())).max(MIN_SLEEP)
+    } else {
+        MIN_SLEEP
+    }
+}
+
 /// Runs until the RT side drops its end of `frames`: takes up to [`BATCH_FRAMES`] waiting
-/// frames, sends what is due, and sleeps [`POLL_INTERVAL`] when the channel ran dry.
+/// frames, sends what is due, and once the channel ran dry sleeps until the next packet is
+/// due ([`sleep_after`]).
 pub fn run(frames: Receiver<Frame>, mut outputs: Vec<Output>, stats: Arc<TelemetryStats>) {
     let mut batch = [Frame::default(); BATCH_FRAMES];
+    let mut newest_s = None;
     loop {
         let mut taken = 0;
         let mut disconnected = false;
@@ -203,8 +238,11 @@ pub fn run(frames: Receiver<Frame>, mut outputs: Vec<Output>, stats: Arc<Telemet
         if disconnected {
             return;
         }
+        if let Some(last) = batch[..taken].last() {
+            newest_s = Some(last.car.time_s);
+        }
         if taken < BATCH_FRAMES {
-            std::thread::sleep(POLL_INTERVAL);
+            std::thread::sleep(sleep_after(&outputs, newest_s));
         }
     }
 }
@@ -233,7 +271,48 @@ fn warn_rate_limited(
 
 #[cfg(test)]
 mod tests {
-    use super::Decimator;
+    use super::{sleep_after, Decimator, Output, MAX_SLEEP, MIN_SLEEP};
+    use rig_protocols::telemetry::Format;
+    use std::time::Duration;
+
+    /// An output at `rate_hz` that has just sent the frame of simulation time `sent_s`.
+    fn output_that_sent(rate_hz: u32, sent_s: f64) -> Output {
+        let mut output = Output::new(Format::Native, rate_hz, Vec::new());
+        assert!(output.decimator.is_due(sent_s));
+        output
+    }
+
+    #[test]
+    fn the_sender_sleeps_until_just_after_the_next_packet_is_due() {
+        // 60 Hz: next due 16.7 ms after the frame just sent, woken 1 ms after that.
+        let wait = sleep_after(&[output_that_sent(60, 1.0)], Some(1.0));
+        assert!(
+            (wait.as_secs_f64() - (1.0 / 60.0 + 0.001)).abs() < 1e-6,
+            "{wait:?}"
+        );
+        // The earliest of several outputs decides.
+        let outputs = [output_that_sent(10, 1.0), output_that_sent(100, 1.0)];
+        assert_eq!(sleep_after(&outputs, Some(1.0)), Duration::from_millis(11));
+        // 1 kHz: never less than the minimum; 1 Hz: never more than the maximum.
+        assert_eq!(
+            sleep_after(&[output_that_sent(1000, 1.0)], Some(1.0)),
+            MIN_SLEEP
+        );
+        assert_eq!(
+            sleep_after(&[output_that_sent(1, 1.0)], Some(1.0)),
+            MAX_SLEEP
+        );
+        // Nothing sent or received yet, or already late: the minimum.
+        assert_eq!(
+            sleep_after(&[Output::new(Format::Native, 60, Vec::new())], Some(1.0)),
+            MIN_SLEEP
+        );
+        assert_eq!(sleep_after(&[output_that_sent(60, 1.0)], None), MIN_SLEEP);
+        assert_eq!(
+            sleep_after(&[output_that_sent(60, 1.0)], Some(1.5)),
+            MIN_SLEEP
+        );
+    }
 
     fn count_due(rate_hz: u32, loop_hz: u32, seconds: u32) -> u32 {
         let mut decimator = Decimator::new(rate_hz);
