@@ -17,3 +17,5 @@ pub mod serial_input;
 pub mod signals;
 pub mod systemd;
 pub mod telemetry_out;
+#[cfg(test)]
+mod test_pty;

@@ -121,25 +121,7 @@ pub fn wait(timeout: Duration, terminal: &ControllingTerminal) -> Option<Signal>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::fd::FromRawFd;
-
-    /// A pseudo-terminal pair: (master, slave).
-    fn pty_pair() -> (OwnedFd, OwnedFd) {
-        let (mut master, mut slave) = (-1, -1);
-        // SAFETY: openpty writes two descriptors; name, termios and size may be null.
-        let rc = unsafe {
-            libc::openpty(
-                &mut master,
-                &mut slave,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-        // SAFETY: both descriptors were just opened and are owned by nothing else.
-        unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
-    }
+    use crate::test_pty::pty_pair;
 
     #[test]
     fn a_terminal_is_hung_up_once_its_other_side_closes() {

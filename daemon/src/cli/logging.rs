@@ -279,27 +279,9 @@ impl Visit for MessageText {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::fd::OwnedFd;
+    use crate::test_pty::pty_pair;
     use std::os::unix::fs::OpenOptionsExt;
     use std::time::{Duration, Instant};
-
-    /// A pseudo-terminal pair: (master, slave).
-    fn pty_pair() -> (OwnedFd, OwnedFd) {
-        let (mut master, mut slave) = (-1, -1);
-        // SAFETY: openpty writes two descriptors; name, termios and size may be null.
-        let rc = unsafe {
-            libc::openpty(
-                &mut master,
-                &mut slave,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-        // SAFETY: both descriptors were just opened and are owned by nothing else.
-        unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
-    }
 
     #[test]
     fn telling_a_terminal_that_takes_no_output_gives_up() {
