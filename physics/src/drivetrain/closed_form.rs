@@ -136,6 +136,16 @@ impl Drivetrain {
         }
 
         let mut slot_locked = [false; SLOTS];
+        // A joint held locked by `impulse`, or `None` when that is more than it can carry.
+        let mut hold = |slot: usize, impulse: f64, capacity_nm: f64| -> Option<()> {
+            if solver::exceeds(impulse, capacity_nm * dt_s) {
+                return None;
+            }
+            slot_used[slot] = true;
+            slot_locked[slot] = true;
+            slot_impulse[slot] = impulse;
+            Some(())
+        };
         let mut velocity;
         if diff_locked {
             // Axle delta held at 0: the carrier alone, with the engine through the clutch; the
@@ -145,21 +155,13 @@ impl Drivetrain {
                 let carrier = (p_c + ratio * p_e) / (m_cc + ratio * ratio * engine_inertia);
                 velocity[0] = ratio * carrier;
                 velocity[1] = carrier;
-                let impulse = engine_inertia * velocity[0] - p_e;
-                if solver::exceeds(impulse, clutch_capacity_nm * dt_s) {
-                    return None;
-                }
-                slot_used[SLOT_CLUTCH] = true;
-                slot_locked[SLOT_CLUTCH] = true;
-                slot_impulse[SLOT_CLUTCH] = impulse;
+                hold(
+                    SLOT_CLUTCH,
+                    engine_inertia * velocity[0] - p_e,
+                    clutch_capacity_nm,
+                )?;
             }
-            let impulse = m_cd * velocity[1] - p_d;
-            if solver::exceeds(impulse, diff_capacity_nm * dt_s) {
-                return None;
-            }
-            slot_used[diff_slot] = true;
-            slot_locked[diff_slot] = true;
-            slot_impulse[diff_slot] = impulse;
+            hold(diff_slot, m_cd * velocity[1] - p_d, diff_capacity_nm)?;
         } else {
             velocity = [
                 p_e / engine_inertia,
@@ -178,15 +180,10 @@ impl Drivetrain {
             ];
             let delassus = response[0] - ratio * response[1];
             let impulse = -(velocity[0] - ratio * velocity[1]) / delassus;
-            if solver::exceeds(impulse, clutch_capacity_nm * dt_s) {
-                return None;
-            }
+            hold(SLOT_CLUTCH, impulse, clutch_capacity_nm)?;
             for i in 0..3 {
                 velocity[i] += response[i] * impulse;
             }
-            slot_used[SLOT_CLUTCH] = true;
-            slot_locked[SLOT_CLUTCH] = true;
-            slot_impulse[SLOT_CLUTCH] = impulse;
         }
 
         // Every slipping joint still turns its way.
