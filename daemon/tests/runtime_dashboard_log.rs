@@ -64,27 +64,45 @@ fn shell_quote(path: &Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }
 
+/// The shell command that runs `rigd --config CONFIG run` in the pane, without the test
+/// runner's systemd variables: `before` goes in front of the binary (environment, `nohup`),
+/// `after` after `run` (arguments, redirections, what the shell does next).
+fn rigd_command(before: &str, config: &Path, after: &str) -> String {
+    format!(
+        "env -u NOTIFY_SOCKET -u JOURNAL_STREAM {before} {} --config {} run{after}",
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
+        shell_quote(config),
+    )
+}
+
+/// A config sending the native format at 60 Hz to the dashboard's port, then `more`.
+fn dashboard_config(dash_port: u16, more: &str) -> String {
+    format!(
+        "{TEST_CONFIG}\n[[telemetry]]\nformat = \"native\"\nrate_hz = 60\n\
+         destinations = [\"127.0.0.1:{dash_port}\"]\n{more}"
+    )
+}
+
 #[test]
 fn the_dashboard_owns_the_terminal_and_the_log_goes_to_a_file() {
     let dir = TempDir::new("dash-log");
     let (dash_port, closed_port) = (free_port(), free_port());
     let config = dir.file(
         "rigd.toml",
-        &format!(
-            "{TEST_CONFIG}\n[[telemetry]]\nformat = \"native\"\nrate_hz = 60\n\
-             destinations = [\"127.0.0.1:{dash_port}\"]\n\n\
-             [[telemetry]]\nformat = \"outgauge\"\nrate_hz = 100\n\
-             destinations = [\"127.0.0.1:{closed_port}\"]\n"
+        &dashboard_config(
+            dash_port,
+            &format!(
+                "\n[[telemetry]]\nformat = \"outgauge\"\nrate_hz = 100\n\
+                 destinations = [\"127.0.0.1:{closed_port}\"]\n"
+            ),
         ),
     );
     let state = dir.0.join("state");
     let log = state.join("rigd").join("rigd.log");
-    let command = format!(
-        "env -u NOTIFY_SOCKET -u JOURNAL_STREAM XDG_STATE_HOME={} RUST_LOG=info {} --config {} run; \
-         echo rigd-exited-$?; sleep 60",
-        shell_quote(&state),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
-        shell_quote(&config),
+    let command = rigd_command(
+        &format!("XDG_STATE_HOME={} RUST_LOG=info", shell_quote(&state)),
+        &config,
+        "; echo rigd-exited-$?; sleep 60",
     );
     let tmux = Tmux::start("rigd-dash-log", SIZE, &command);
 
@@ -239,20 +257,13 @@ const SAFE_STATE: &str = "every output is in its safe state";
 fn closing_the_terminal_stops_rigd_safely() {
     let dir = TempDir::new("dash-hangup");
     let dash_port = free_port();
-    let config = dir.file(
-        "rigd.toml",
-        &format!(
-            "{TEST_CONFIG}\n[[telemetry]]\nformat = \"native\"\nrate_hz = 60\n\
-             destinations = [\"127.0.0.1:{dash_port}\"]\n"
-        ),
-    );
+    let config = dir.file("rigd.toml", &dashboard_config(dash_port, ""));
     let state = dir.0.join("state");
     let log = state.join("rigd").join("rigd.log");
-    let command = format!(
-        "env -u NOTIFY_SOCKET -u JOURNAL_STREAM XDG_STATE_HOME={} {} --config {} run",
-        shell_quote(&state),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
-        shell_quote(&config),
+    let command = rigd_command(
+        &format!("XDG_STATE_HOME={}", shell_quote(&state)),
+        &config,
+        "",
     );
     let tmux = Tmux::start("rigd-dash-hangup", SIZE, &command);
     tmux.wait_for("the dashboard with live data", |s| {
@@ -279,11 +290,10 @@ fn closing_the_terminal_stops_rigd_without_a_dashboard_too() {
     let dir = TempDir::new("hangup-no-display");
     let config = dir.file("rigd.toml", TEST_CONFIG);
     let log = dir.0.join("rigd.log");
-    let command = format!(
-        "env -u NOTIFY_SOCKET -u JOURNAL_STREAM {} --config {} run --no-display 2>{}",
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
-        shell_quote(&config),
-        shell_quote(&log),
+    let command = rigd_command(
+        "",
+        &config,
+        &format!(" --no-display 2>{}", shell_quote(&log)),
     );
     let tmux = Tmux::start("rigd-hangup-no-display", SIZE, &command);
     wait_for_log(&log, "rigd running:");
@@ -306,21 +316,13 @@ fn closing_the_terminal_stops_rigd_without_a_dashboard_too() {
 fn a_sighup_with_the_terminal_open_reloads() {
     let dir = TempDir::new("dash-reload");
     let dash_port = free_port();
-    let config = dir.file(
-        "rigd.toml",
-        &format!(
-            "{TEST_CONFIG}\n[[telemetry]]\nformat = \"native\"\nrate_hz = 60\n\
-             destinations = [\"127.0.0.1:{dash_port}\"]\n"
-        ),
-    );
+    let config = dir.file("rigd.toml", &dashboard_config(dash_port, ""));
     let state = dir.0.join("state");
     let log = state.join("rigd").join("rigd.log");
-    let command = format!(
-        "env -u NOTIFY_SOCKET -u JOURNAL_STREAM XDG_STATE_HOME={} {} --config {} run; \
-         echo rigd-exited-$?; sleep 60",
-        shell_quote(&state),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
-        shell_quote(&config),
+    let command = rigd_command(
+        &format!("XDG_STATE_HOME={}", shell_quote(&state)),
+        &config,
+        "; echo rigd-exited-$?; sleep 60",
     );
     let tmux = Tmux::start("rigd-dash-reload", SIZE, &command);
     tmux.wait_for("the dashboard with live data", |s| {
@@ -362,12 +364,7 @@ fn under_nohup_closing_the_terminal_leaves_rigd_running() {
     let dir = TempDir::new("hangup-nohup");
     let config = dir.file("rigd.toml", TEST_CONFIG);
     let log = dir.0.join("rigd.log");
-    let command = format!(
-        "env -u NOTIFY_SOCKET -u JOURNAL_STREAM nohup {} --config {} run >{} 2>&1",
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_rigd"))),
-        shell_quote(&config),
-        shell_quote(&log),
-    );
+    let command = rigd_command("nohup", &config, &format!(" >{} 2>&1", shell_quote(&log)));
     let tmux = Tmux::start("rigd-hangup-nohup", SIZE, &command);
     wait_for_log(&log, "rigd running:");
     let rigd = rigd_pid(&tmux);
