@@ -451,8 +451,15 @@ const REDUCTION_LIMIT: f64 = 1.0e5;
 /// 1.5 * 2^52: adding and subtracting it rounds a smaller number to an integer.
 const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
 
-/// Sine and cosine of any angle (rad), for hot paths with large arguments (the track's bump
-/// waves): Cody-Waite reduction by pi/2 (exact products for |x| <= 1e5), then Taylor
+/// `x` rounded to the nearest integer (ties to even) for |x| < 2^51, without a library call
+/// or a branch: the reductions of [`sin_cos`] and the bump waves' sine table use it.
+#[inline(always)]
+pub(crate) fn round_to_integer(x: f64) -> f64 {
+    (x + ROUNDING_SHIFT) - ROUNDING_SHIFT
+}
+
+/// Sine and cosine of any angle (rad), for per-step angles (road-wheel angles, the robot's
+/// heading) and as the reference of the track's table-based bump waves: Cody-Waite reduction by pi/2 (exact products for |x| <= 1e5), then Taylor
 /// polynomials of degree 17 / 16 on |r| <= pi/4 (truncation below 1e-17). Plain f64
 /// arithmetic in a fixed order (no FMA), so the same bits everywhere; within a few ulp of the
 /// library (module test) at about 60 % of its cost. Non-finite or huge arguments take the
@@ -462,7 +469,7 @@ pub fn sin_cos(x: f64) -> (f64, f64) {
     if x.is_nan() || x.abs() > REDUCTION_LIMIT {
         return x.sin_cos();
     }
-    let q = (x * std::f64::consts::FRAC_2_PI + ROUNDING_SHIFT) - ROUNDING_SHIFT;
+    let q = round_to_integer(x * std::f64::consts::FRAC_2_PI);
     let r = ((x - q * PIO2_HI) - q * PIO2_MID) - q * PIO2_LO;
     let z = r * r;
     let sin_r = r + r

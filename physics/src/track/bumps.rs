@@ -22,8 +22,6 @@ const STEP_LO: f64 = 1.5501462182508444e-11;
 /// Largest |angle| reduced with the table (q = angle / step stays below 2^26); larger ones
 /// (never met on a lap: wavenumber times distance stays below ~1e5) go to the library.
 const TABLE_LIMIT: f64 = 1.0e6;
-/// 1.5 * 2^52: adding and subtracting it rounds to the nearest integer (|x| < 2^51).
-const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
 
 /// `(sin, cos)` of `k` table steps for `k <= TABLE_SIZE / 8` (at most pi / 4) by their Taylor
 /// series to the 27th / 26th power (truncation below 1e-30), at compile time.
@@ -77,7 +75,7 @@ fn table_sin_cos(x: f64) -> (f64, f64) {
     if x.abs() > TABLE_LIMIT {
         return x.sin_cos();
     }
-    let q = (x * (TABLE_SIZE as f64 / TAU) + ROUNDING_SHIFT) - ROUNDING_SHIFT;
+    let q = crate::math::round_to_integer(x * (TABLE_SIZE as f64 / TAU));
     let r = (x - q * STEP_HI) - q * STEP_LO;
     let [sin_a, cos_a] = SINE_TABLE[(q as i64 as usize) & (TABLE_SIZE - 1)];
     let z = r * r;
