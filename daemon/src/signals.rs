@@ -90,14 +90,27 @@ fn sighup_ignored_at_start() -> bool {
 /// `poll` reports `POLLHUP`/`POLLERR` for a hung-up terminal, never for a live one, and does
 /// not wait.
 pub fn hung_up(fd: BorrowedFd<'_>) -> bool {
+    poll_one(fd, 0, 0) & HANG_UP_EVENTS != 0
+}
+
+/// The `poll` events that say a descriptor's other side is gone (or the descriptor is).
+pub const HANG_UP_EVENTS: libc::c_short = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
+
+/// What `poll` reports for `fd` waiting up to `timeout_ms` for `events` (hang-ups are always
+/// reported): the returned events, 0 when nothing happened in time or `poll` failed.
+pub fn poll_one(fd: BorrowedFd<'_>, events: libc::c_short, timeout_ms: i32) -> libc::c_short {
     let mut poll_fd = libc::pollfd {
         fd: fd.as_raw_fd(),
-        events: 0,
+        events,
         revents: 0,
     };
-    // SAFETY: `poll_fd` is a valid pollfd for the duration of the call; count 1, no wait.
-    let ready = unsafe { libc::poll(&mut poll_fd, 1, 0) };
-    ready > 0 && poll_fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+    // SAFETY: `poll_fd` is a valid pollfd for the duration of the call; count is 1.
+    let ready = unsafe { libc::poll(&mut poll_fd, 1, timeout_ms) };
+    if ready > 0 {
+        poll_fd.revents
+    } else {
+        0
+    }
 }
 
 /// Waits up to `timeout` for a handled signal; a SIGHUP is [`Signal::TerminalClosed`] when

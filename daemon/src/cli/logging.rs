@@ -89,16 +89,8 @@ impl LogTarget {
 /// True when `fd` takes output within `timeout_ms` (and has not hung up: then the write
 /// would only fail).
 fn writable_within(fd: BorrowedFd<'_>, timeout_ms: i32) -> bool {
-    let mut poll_fd = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLOUT,
-        revents: 0,
-    };
-    // SAFETY: `poll_fd` is a valid pollfd for the duration of the call; count is 1.
-    let ready = unsafe { libc::poll(&mut poll_fd, 1, timeout_ms) };
-    ready > 0
-        && poll_fd.revents & libc::POLLOUT != 0
-        && poll_fd.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) == 0
+    let events = crate::signals::poll_one(fd, libc::POLLOUT, timeout_ms);
+    events & libc::POLLOUT != 0 && events & crate::signals::HANG_UP_EVENTS == 0
 }
 
 /// Points fd 2 at `log` and returns the terminal it was, or `None` (fd 2 unchanged) when the
