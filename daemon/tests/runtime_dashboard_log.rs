@@ -249,31 +249,52 @@ impl Drop for StopOnDrop {
 const TERMINAL_CLOSED: &str = "the terminal running rigd closed: stopping safely";
 const SAFE_STATE: &str = "every output is in its safe state";
 
+/// rigd with its dashboard in a tmux pane, sending the native format to it, its log in a
+/// private state directory; `after` is what the pane's shell does once rigd exits. Fields drop
+/// in order: rigd is stopped before the pane and the directory go.
+struct DashboardRun {
+    _stop: StopOnDrop,
+    tmux: Tmux,
+    rigd: i32,
+    log: std::path::PathBuf,
+    _dir: TempDir,
+}
+
+/// Starts a [`DashboardRun`] named `name` and waits until its dashboard shows live data.
+fn start_with_dashboard(name: &str, after: &str) -> DashboardRun {
+    let dir = TempDir::new(name);
+    let config = dir.file("rigd.toml", &dashboard_config(free_port(), ""));
+    let state = dir.0.join("state");
+    let log = state.join("rigd").join("rigd.log");
+    let command = rigd_command(
+        &format!("XDG_STATE_HOME={}", shell_quote(&state)),
+        &config,
+        after,
+    );
+    let tmux = Tmux::start(&format!("rigd-{name}"), SIZE, &command);
+    tmux.wait_for("the dashboard with live data", |s| {
+        s.contains("rig-dash") && s.contains("LIVE")
+    });
+    let rigd = rigd_pid(&tmux);
+    DashboardRun {
+        _stop: StopOnDrop(rigd),
+        tmux,
+        rigd,
+        log,
+        _dir: dir,
+    }
+}
+
 /// The dashboard sees the hang-up (its key wait, or a frame being drawn fails with `EIO`) and
 /// the kernel's SIGHUP finds the terminal hung up: either stops rigd. Before the SIGHUP was
 /// told apart, a frame drawn at the wrong moment left rigd reloading and running on unseen
 /// (about 1 run in 40 with both cores busy).
 #[test]
 fn closing_the_terminal_stops_rigd_safely() {
-    let dir = TempDir::new("dash-hangup");
-    let dash_port = free_port();
-    let config = dir.file("rigd.toml", &dashboard_config(dash_port, ""));
-    let state = dir.0.join("state");
-    let log = state.join("rigd").join("rigd.log");
-    let command = rigd_command(
-        &format!("XDG_STATE_HOME={}", shell_quote(&state)),
-        &config,
-        "",
-    );
-    let tmux = Tmux::start("rigd-dash-hangup", SIZE, &command);
-    tmux.wait_for("the dashboard with live data", |s| {
-        s.contains("rig-dash") && s.contains("LIVE")
-    });
-    let rigd = rigd_pid(&tmux);
-    let _stop = StopOnDrop(rigd);
-    tmux.kill_server();
-    assert_exits_after(rigd, &log, "its terminal closed");
-    let text = read_log(&log);
+    let run = start_with_dashboard("dash-hangup", "");
+    run.tmux.kill_server();
+    assert_exits_after(run.rigd, &run.log, "its terminal closed");
+    let text = read_log(&run.log);
     assert!(text.contains(TERMINAL_CLOSED), "{text}");
     assert_eq!(
         text.matches(TERMINAL_CLOSED).count(),
@@ -314,25 +335,10 @@ fn closing_the_terminal_stops_rigd_without_a_dashboard_too() {
 /// its dashboard run on, and `q` still stops it.
 #[test]
 fn a_sighup_with_the_terminal_open_reloads() {
-    let dir = TempDir::new("dash-reload");
-    let dash_port = free_port();
-    let config = dir.file("rigd.toml", &dashboard_config(dash_port, ""));
-    let state = dir.0.join("state");
-    let log = state.join("rigd").join("rigd.log");
-    let command = rigd_command(
-        &format!("XDG_STATE_HOME={}", shell_quote(&state)),
-        &config,
-        "; echo rigd-exited-$?; sleep 60",
-    );
-    let tmux = Tmux::start("rigd-dash-reload", SIZE, &command);
-    tmux.wait_for("the dashboard with live data", |s| {
-        s.contains("rig-dash") && s.contains("LIVE")
-    });
-    let rigd = rigd_pid(&tmux);
-    let _stop = StopOnDrop(rigd);
+    let run = start_with_dashboard("dash-reload", "; echo rigd-exited-$?; sleep 60");
     // SAFETY: kill with the pid of the rigd this test started.
-    assert_eq!(unsafe { libc::kill(rigd, libc::SIGHUP) }, 0);
-    wait_for_log(&log, "configuration reloaded");
+    assert_eq!(unsafe { libc::kill(run.rigd, libc::SIGHUP) }, 0);
+    wait_for_log(&run.log, "configuration reloaded");
     // The reloaded loop feeds the same dashboard: its packet counter keeps moving.
     let packets = |screen: &str| -> Option<u64> {
         let start = screen.find("pkts ")? + "pkts ".len();
@@ -343,18 +349,20 @@ fn a_sighup_with_the_terminal_open_reloads() {
             .parse()
             .ok()
     };
-    let before = packets(&tmux.capture()).expect("packet counter on the dashboard");
-    tmux.wait_for("packets after the reload", |s| {
+    let before = packets(&run.tmux.capture()).expect("packet counter on the dashboard");
+    run.tmux.wait_for("packets after the reload", |s| {
         packets(s).is_some_and(|now| now > before + 60)
     });
-    assert!(!exited(rigd), "rigd stopped on an operator's SIGHUP");
-    let text = read_log(&log);
+    assert!(!exited(run.rigd), "rigd stopped on an operator's SIGHUP");
+    let text = read_log(&run.log);
     assert!(!text.contains(TERMINAL_CLOSED), "{text}");
 
-    tmux.send_keys("q");
-    let end = tmux.wait_for("rigd to exit", |s| s.contains("rigd-exited-"));
+    run.tmux.send_keys("q");
+    let end = run
+        .tmux
+        .wait_for("rigd to exit", |s| s.contains("rigd-exited-"));
     assert!(end.contains("rigd-exited-0"), "{end}");
-    assert!(read_log(&log).contains(SAFE_STATE));
+    assert!(read_log(&run.log).contains(SAFE_STATE));
 }
 
 /// Under `nohup` the user asked rigd to outlive its terminal: the hang-up's SIGHUP is a
