@@ -1,5 +1,6 @@
 //! Test support: a pseudo-terminal pair for the unit tests of terminal handling (hang-up
-//! detection in `signals`, the bounded last words in `cli::logging`). Test builds only.
+//! detection in `signals`, the bounded last words in `cli::logging`) and, included by path,
+//! the motion and serial-input tests' `motion_pty`. Test builds only.
 
 use std::os::fd::{FromRawFd, OwnedFd};
 

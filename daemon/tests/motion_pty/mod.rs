@@ -3,7 +3,10 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+#[path = "../../src/test_pty.rs"]
+mod test_pty;
+
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -17,35 +20,24 @@ impl Pty {
     /// A new pair in raw mode (no echo, no newline translation). The slave is closed again;
     /// the device stays while the master is open.
     pub fn open() -> Pty {
-        let mut master = 0;
-        let mut slave = 0;
-        let rc = unsafe {
-            libc::openpty(
-                &mut master,
-                &mut slave,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+        let (master, slave) = test_pty::pty_pair();
         let mut name = [0 as libc::c_char; 128];
-        let rc = unsafe { libc::ttyname_r(slave, name.as_mut_ptr(), name.len()) };
+        let rc = unsafe { libc::ttyname_r(slave.as_raw_fd(), name.as_mut_ptr(), name.len()) };
         assert_eq!(rc, 0, "ttyname_r");
         let slave_path = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }
             .to_string_lossy()
             .into_owned();
         unsafe {
             let mut t: libc::termios = std::mem::zeroed();
-            libc::tcgetattr(slave, &mut t);
+            libc::tcgetattr(slave.as_raw_fd(), &mut t);
             libc::cfmakeraw(&mut t);
-            libc::tcsetattr(slave, libc::TCSANOW, &t);
-            libc::close(slave);
-            let flags = libc::fcntl(master, libc::F_GETFL);
-            libc::fcntl(master, libc::F_SETFL, flags | libc::O_NONBLOCK);
+            libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t);
+            let flags = libc::fcntl(master.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(master.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
         }
+        drop(slave);
         Pty {
-            master: unsafe { OwnedFd::from_raw_fd(master) },
+            master,
             slave_path: PathBuf::from(slave_path),
         }
     }
