@@ -3,7 +3,7 @@
 //! The display is the rig-dash dashboard, listening on rigd's own native telemetry
 //! destinations on this host (loopback), so it shows exactly what a separate `rig-dash` would.
 //! When no native output goes to loopback, or its port is taken (a standalone rig-dash already
-//! listens there), it falls back to a one-line status (speed, rpm, gear, lap, tick p99) read
+//! listens there), it falls back to a one-line status (speed, rpm, gear, lap, wake p99) read
 //! from the frame slot, and logs why. Contract for any display: ask the daemon to stop through
 //! [`StopRequest`] (never exit the process itself), and restore the terminal when dropped.
 //! Dropping a [`Display`] waits at most [`DISPLAY_STOP_TIMEOUT`] for its thread: a thread stuck
@@ -321,14 +321,14 @@ pub fn status_line(frame: &Frame) -> String {
         g => g.to_string(),
     };
     format!(
-        "{:6.1} km/h  {:5.0} rpm  gear {}  lap {}  last {}  best {}  |  {:4.0} Hz  tick p99 {:.0} us  late>1ms {}",
+        "{:6.1} km/h  {:5.0} rpm  gear {}  lap {}  last {}  best {}  |  {:>4} Hz  wake p99 {:.0} us  late>1ms {}",
         car.speed_mps * 3.6,
         car.drivetrain.engine_rpm,
         gear,
         car.lap.laps_completed + 1,
         lap_time(car.lap.last_lap_s),
         lap_time(car.lap.best_lap_s),
-        frame.health.tick_rate_hz,
+        super::health::tick_rate_text(&frame.health),
         frame.health.wake_latency_p99_us,
         frame.health.late_ticks_1ms,
     )
@@ -429,7 +429,8 @@ mod tests {
             "lap 2",
             "last 1:32.456",
             "best -:--.---",
-            "tick p99 54 us",
+            "1000 Hz",
+            "wake p99 54 us",
         ] {
             assert!(line.contains(part), "`{part}` missing in `{line}`");
         }

@@ -19,6 +19,17 @@ const LATE_1MS_NS: u64 = 1_000_000;
 const LATE_100US_NS: u64 = 100_000;
 const WINDOW_NS: u64 = 1_000_000_000;
 
+/// The tick rate for people to read: "-" until the loop's first one-second window closes
+/// (a loop that has just started or been reloaded has not measured a rate yet, and "0 Hz"
+/// would read as stalled).
+pub fn tick_rate_text(health: &LoopHealth) -> String {
+    if health.tick_rate_hz > 0.0 {
+        format!("{:.0}", health.tick_rate_hz)
+    } else {
+        "-".to_string()
+    }
+}
+
 /// Totals since start, for benchmarks and the exit summary.
 #[derive(Debug, Clone, Default)]
 pub struct HealthTotals {

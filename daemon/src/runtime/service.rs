@@ -237,6 +237,12 @@ fn wait_for_ticks(shared: &LoopShared, ticks: u64, timeout: Duration) -> bool {
 
 fn status_text(frame: &Frame) -> String {
     let h = &frame.health;
+    if h.tick_rate_hz <= 0.0 {
+        return format!(
+            "loop started, {} ticks, first one-second measurement still running",
+            h.ticks
+        );
+    }
     format!(
         "{:.0} Hz, wake p99 {:.0} us, max {:.0} us, tick work p99 {:.0} us, late >1 ms {}, dropped {:.0} ms",
         h.tick_rate_hz, h.wake_latency_p99_us, h.wake_latency_max_us, h.step_p99_us, h.late_ticks_1ms, h.dropped_time_ms
