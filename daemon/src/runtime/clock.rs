@@ -37,6 +37,21 @@ pub fn sleep_until_ns(deadline_ns: u64) {
     }
 }
 
+/// The first instant at or after `earliest_ns` that lies half a period after a tick deadline
+/// (the RT loop's deadlines are whole multiples of `period_ns` on CLOCK_MONOTONIC). Threads
+/// that wake periodically beside the loop wake there, as far as possible from the RT core's
+/// wake-ups: on a virtual machine two vCPUs waking at the same instant wait on the host
+/// together, which shows in the loop's late tail (docs/BENCHMARKS.md, session 4).
+pub fn between_ticks_ns(earliest_ns: u64, period_ns: u64) -> u64 {
+    let period_ns = period_ns.max(2);
+    let candidate = earliest_ns / period_ns * period_ns + period_ns / 2;
+    if candidate >= earliest_ns {
+        candidate
+    } else {
+        candidate + period_ns
+    }
+}
+
 /// Sleeps until `spin_ns` before `deadline_ns`, then busy-waits to the deadline.
 pub fn wait_until_ns(deadline_ns: u64, spin_ns: u64) {
     if spin_ns == 0 {
@@ -46,5 +61,20 @@ pub fn wait_until_ns(deadline_ns: u64, spin_ns: u64) {
     sleep_until_ns(deadline_ns.saturating_sub(spin_ns));
     while now_ns() < deadline_ns {
         std::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::between_ticks_ns;
+
+    #[test]
+    fn between_ticks_is_the_next_half_period_point() {
+        let ms = 1_000_000;
+        assert_eq!(between_ticks_ns(7 * ms, ms), 7 * ms + ms / 2);
+        assert_eq!(between_ticks_ns(7 * ms + ms / 2, ms), 7 * ms + ms / 2);
+        assert_eq!(between_ticks_ns(7 * ms + ms / 2 + 1, ms), 8 * ms + ms / 2);
+        // 500 Hz: deadlines at even milliseconds, so half way is the odd ones.
+        assert_eq!(between_ticks_ns(8 * ms + 1, 2 * ms), 9 * ms);
     }
 }

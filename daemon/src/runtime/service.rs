@@ -30,6 +30,7 @@ use rig_config::realtime::LoopConfig;
 use rig_config::Config;
 use rig_protocols::Frame;
 
+use super::clock;
 use super::display::{self, Display, StopCause, StopRequest};
 use super::player_input::{start_input_threads, InputThreads, PlayerInput};
 use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
@@ -358,7 +359,12 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
             }
             break;
         }
-        match signals::wait(Duration::from_millis(50), &terminal) {
+        // Wake about every 50 ms, half a tick away from the loop's deadlines (see
+        // `between_ticks_ns`).
+        let now = clock::now_ns();
+        let wake_at =
+            clock::between_ticks_ns(now + 50_000_000, session.config.realtime.period_ns());
+        match signals::wait(Duration::from_nanos(wake_at - now), &terminal) {
             Some(Signal::Stop) => break,
             Some(Signal::TerminalClosed) => {
                 log_terminal_closed();

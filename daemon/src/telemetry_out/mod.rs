@@ -22,6 +22,7 @@ pub mod stats;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::sync::{Arc, Mutex};
 
+use rig_config::realtime::LoopConfig;
 use rig_config::telemetry::{effective_outputs, TelemetryOutput};
 use rig_config::Config;
 
@@ -116,20 +117,23 @@ fn open_socket(addr: SocketAddr, multicast_ttl: u32) -> Result<UdpSocket, Teleme
 }
 
 /// Opens the sockets of `outputs` (each enabled entry as given; no defaults applied) and
-/// starts the sender thread. Returns the RT stage and the handle to its counters.
+/// starts the sender thread (beside a loop at the default rate). Returns the RT stage and the
+/// handle to its counters.
 pub fn start(
     outputs: &[TelemetryOutput],
 ) -> Result<(TelemetryStage, TelemetryHandle), TelemetryError> {
-    start_continuing(outputs, None)
+    start_continuing(outputs, None, LoopConfig::default().period_ns())
 }
 
 /// [`start`] in place of the sender whose counters are `previous` (a reload): each destination
 /// with the same format and address as one of `previous` continues its counters (each
 /// previous destination at most once, in order, so a destination listed twice keeps two
-/// counters); the others start at zero.
+/// counters); the others start at zero. The sender wakes between the loop's ticks of
+/// `tick_period_ns`.
 pub fn start_continuing(
     outputs: &[TelemetryOutput],
     previous: Option<&TelemetryStats>,
+    tick_period_ns: u64,
 ) -> Result<(TelemetryStage, TelemetryHandle), TelemetryError> {
     let previous = previous.map_or(&[][..], |stats| &stats.destinations[..]);
     let mut continued = vec![false; previous.len()];
@@ -172,7 +176,7 @@ pub fn start_continuing(
     let sender_stats = Arc::clone(&stats);
     let thread = std::thread::Builder::new()
         .name("rigd-telemetry".into())
-        .spawn(move || sender::run(rx, runtime_outputs, sender_stats))
+        .spawn(move || sender::run(rx, runtime_outputs, sender_stats, tick_period_ns))
         .map_err(TelemetryError::Thread)?;
     Ok((
         TelemetryStage::new(tx, Arc::clone(&stats)),
@@ -215,7 +219,8 @@ pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> 
     let mut current = CURRENT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (stage, handle) = start_continuing(&outputs, current.as_deref())?;
+    let (stage, handle) =
+        start_continuing(&outputs, current.as_deref(), config.realtime.period_ns())?;
     *current = Some(handle.stats());
     drop(current);
     // The thread ends by itself when the stage is dropped; the handle is not needed for that.
@@ -258,8 +263,12 @@ mod tests {
         previous.destinations[1]
             .record_error(&std::io::Error::from_raw_os_error(libc::ECONNREFUSED));
 
-        let (stage, handle) =
-            start_continuing(&[native_to(&[twice, twice, added])], Some(&previous)).unwrap();
+        let (stage, handle) = start_continuing(
+            &[native_to(&[twice, twice, added])],
+            Some(&previous),
+            1_000_000,
+        )
+        .unwrap();
         let snapshot = handle.snapshot();
         let counts: Vec<(u64, u64)> = snapshot
             .destinations
@@ -285,7 +294,8 @@ mod tests {
             60,
         )]);
         previous.destinations[0].record_sent();
-        let (stage, handle) = start_continuing(&[native_to(&[address])], Some(&previous)).unwrap();
+        let (stage, handle) =
+            start_continuing(&[native_to(&[address])], Some(&previous), 1_000_000).unwrap();
         assert_eq!(handle.snapshot().destinations[0].sent, 0);
         drop(stage);
         handle.join();
