@@ -17,7 +17,6 @@ mod support;
 #[path = "../../tests/support/tmux.rs"]
 mod tmux;
 
-use std::net::UdpSocket;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -50,14 +49,6 @@ fn has_log_timestamp(text: &str) -> bool {
             && w[8..10].iter().all(u8::is_ascii_digit)
             && w[10] == b'T'
     })
-}
-
-fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn shell_quote(path: &Path) -> String {

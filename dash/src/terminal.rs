@@ -46,6 +46,14 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// Takes the terminal out of raw mode by its settings alone, writing nothing to it: for an
+/// embedding program whose dashboard thread is stuck writing to a terminal that takes no
+/// output (the guard above never runs then). The shell gets echo and line editing back; the
+/// alternate screen stays until the terminal is reset, since leaving it needs output.
+pub fn release_raw_mode() -> io::Result<()> {
+    disable_raw_mode()
+}
+
 /// Raw mode, the alternate screen and a ratatui terminal, with the guard that undoes them.
 ///
 /// Not `ratatui::try_init`/`restore`: those print with `eprintln!` when restoring fails, which

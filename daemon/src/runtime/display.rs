@@ -7,7 +7,8 @@
 //! from the frame slot, and logs why. Contract for any display: ask the daemon to stop through
 //! [`StopRequest`] (never exit the process itself), and restore the terminal when dropped.
 //! Dropping a [`Display`] waits at most [`DISPLAY_STOP_TIMEOUT`] for its thread: a thread stuck
-//! writing to a terminal that takes no output is left behind rather than holding up the exit.
+//! writing to a terminal that takes no output is left behind rather than holding up the exit,
+//! and the terminal's raw mode is switched off from the dropping thread (settings only).
 //!
 //! Keys and signals: the dashboard puts the terminal in raw mode, so Ctrl-C arrives as a key,
 //! not as SIGINT; `q`, `Esc` and Ctrl-C end the dashboard and request the daemon's stop.
@@ -275,10 +276,19 @@ impl Drop for Display {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(handle) = self.handle.take() {
             if join_within(handle, DISPLAY_STOP_TIMEOUT).is_err() {
+                // The thread is stuck in a write: put the terminal's settings back from here
+                // (no output needed), so the shell is usable after rigd exits.
+                let raw_mode_off = rig_dash::terminal::release_raw_mode().is_ok();
                 tracing::warn!(
                     "the display did not stop within {} s (its terminal takes no output); \
-                     rigd exits without restoring that terminal (fix: `reset` in it)",
-                    DISPLAY_STOP_TIMEOUT.as_secs()
+                     rigd exits with that terminal's raw mode {}, but the screen may still \
+                     show the dashboard (fix: `reset` in that terminal)",
+                    DISPLAY_STOP_TIMEOUT.as_secs(),
+                    if raw_mode_off {
+                        "switched off"
+                    } else {
+                        "still on (it could not be switched off)"
+                    }
                 );
             }
         }

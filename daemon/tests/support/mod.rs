@@ -85,6 +85,15 @@ impl NotifySocket {
     }
 }
 
+/// A UDP port on loopback that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// A config for tests: the defaults, without PM QoS and memory locking (the test machine
 /// is shared).
 pub const TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\n";
