@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::runtime::clock::{between_ticks_ns, now_ns, sleep_until_ns};
 use crate::runtime::rt_loop::LoopShared;
 
 /// Sends notifications to the service manager.
@@ -76,11 +77,13 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    /// Starts watching `shared.heartbeat`.
+    /// Starts watching `shared.heartbeat`, checking it between the loop's ticks of
+    /// `tick_period_ns` (see [`between_ticks_ns`]).
     pub fn start(
         shared: Arc<LoopShared>,
         notifier: Arc<Notifier>,
         stall_timeout: Duration,
+        tick_period_ns: u64,
     ) -> std::io::Result<Watchdog> {
         let stop = Arc::new(AtomicBool::new(false));
         let stop_flag = stop.clone();
@@ -96,7 +99,8 @@ impl Watchdog {
                 let mut last_pet: Option<Instant> = None;
                 let mut stalled = false;
                 while !stop_flag.load(Ordering::Relaxed) {
-                    std::thread::sleep(check_every);
+                    let check_at = now_ns() + check_every.as_nanos() as u64;
+                    sleep_until_ns(between_ticks_ns(check_at, tick_period_ns));
                     let beat = shared.heartbeat.load(Ordering::Relaxed);
                     if beat != last_beat {
                         last_beat = beat;

@@ -334,8 +334,13 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
         session.config.sim.robots,
         session.config.realtime.rate_hz
     );
-    let _watchdog = Watchdog::start(shared.clone(), notifier.clone(), stall_timeout)
-        .context("cannot start the watchdog thread")?;
+    let _watchdog = Watchdog::start(
+        shared.clone(),
+        notifier.clone(),
+        stall_timeout,
+        session.config.realtime.period_ns(),
+    )
+    .context("cannot start the watchdog thread")?;
     let stop_request = StopRequest::default();
     let display: Option<Display> = match prepared_display {
         Some(prepared) => Some(
