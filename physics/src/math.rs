@@ -6,6 +6,9 @@
 //! [`atan`], [`sin`], [`cos`], [`exp`]: the library's with a Taylor-series fast path for small
 //! arguments (the same results to a few ulp at a fraction of the cost; for the per-step hot
 //! paths); [`sin_cos`]: a deterministic full-range version for the track's bump waves.
+//! [`F64x4`]: four lanes (SSE2 registers on x86-64, plain doubles elsewhere) for evaluating
+//! the four wheels' tyres side by side, with [`atan4`] and [`sin_cos4_quarter`]: branch-free
+//! polynomial versions within a few ulp of the library.
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -976,38 +979,59 @@ const ATAN_POLY: [f64; 11] = [
     -0.019_176_887_119_062_26,
 ];
 
+/// `[f(0), .., f(N - 1)]`: one lane operation for each of N groups (the batched functions'
+/// building block).
+#[inline(always)]
+pub fn each<const N: usize>(f: impl FnMut(usize) -> F64x4) -> [F64x4; N] {
+    std::array::from_fn(f)
+}
+
 /// atan of four lanes without branches or library calls, within a few ulp of the library
 /// everywhere (module test: <= 1e-13 relative is the contract, a few 1e-16 is what it does).
+/// See [`atan4_batch`].
+#[inline(never)]
+pub fn atan4(x: F64x4) -> F64x4 {
+    let [angle] = atan4_batch([x]);
+    angle
+}
+
+/// [`atan4`] of N groups of four lanes, written operation by operation across the groups so
+/// their independent chains (a division, then an 11-term polynomial) are interleaved in one
+/// instruction stream and overlap, instead of queueing one group behind the other.
 /// Reduction by symmetry (odd) and one division onto |u| <= tan(pi/8):
 /// |x| <= tan(pi/8): u = |x|; up to tan(3 pi/8): atan|x| = pi/4 + atan((|x| - 1) / (|x| + 1));
 /// beyond: pi/2 + atan(-1 / |x|) (infinity gives pi/2 exactly); then the polynomial by
 /// Estrin's scheme. NaN lanes stay NaN; -0 stays -0.
 #[inline(never)]
-pub fn atan4(x: F64x4) -> F64x4 {
-    let a = x.abs();
+pub fn atan4_batch<const N: usize>(x: [F64x4; N]) -> [F64x4; N] {
     let one = F64x4::splat(1.0);
+    let a = x.map(F64x4::abs);
     // Masks instead of selects: `middle` is set in the upper two ranges, `high` in the top
     // one, so each term below is a masked constant or lane.
-    let middle = a.greater_than(F64x4::splat(TAN_PI_8));
-    let high = a.greater_than(F64x4::splat(TAN_3PI_8));
-    // a, a - 1, -1 and 1, a + 1, a for the three ranges.
-    let numerator = a.where_clear(high) - one.where_set(middle);
-    let denominator = a.where_set(middle) + one.where_clear(high);
-    // 0, pi/4, pi/4 + pi/4 = pi/2 (exact doubling), each as double plus rest.
-    let quarter_turns =
-        |part: f64| F64x4::splat(part).where_set(middle) + F64x4::splat(part).where_set(high);
-    let offset_hi = quarter_turns(PIO4_HI);
-    let offset_lo = quarter_turns(PIO4_LO);
-    let u = numerator / denominator;
-    let z = u * u;
-    let z2 = z * z;
-    let z4 = z2 * z2;
+    let middle = a.map(|a| a.greater_than(F64x4::splat(TAN_PI_8)));
+    let high = a.map(|a| a.greater_than(F64x4::splat(TAN_3PI_8)));
+    // a, a - 1, -1 over 1, a + 1, a for the three ranges.
+    let u = each::<N>(|i| {
+        let numerator = a[i].where_clear(high[i]) - one.where_set(middle[i]);
+        let denominator = a[i].where_set(middle[i]) + one.where_clear(high[i]);
+        numerator / denominator
+    });
+    let z = u.map(|u| u * u);
+    let z2 = z.map(|z| z * z);
+    let z4 = z2.map(|z2| z2 * z2);
     let c = &ATAN_POLY;
-    let pair = |i: usize| c[i] + z * c[i + 1];
-    let p =
-        (pair(0) + z2 * pair(2)) + z4 * ((pair(4) + z2 * pair(6)) + z4 * (pair(8) + z2 * c[10]));
-    let angle = offset_hi + (u + (u * z * p + offset_lo));
-    angle.copysign(x)
+    let pair = |k: usize| each::<N>(|i| c[k] + z[i] * c[k + 1]);
+    let (p0, p2, p4, p6, p8) = (pair(0), pair(2), pair(4), pair(6), pair(8));
+    let high_terms = each::<N>(|i| (p4[i] + z2[i] * p6[i]) + z4[i] * (p8[i] + z2[i] * c[10]));
+    let p = each::<N>(|i| (p0[i] + z2[i] * p2[i]) + z4[i] * high_terms[i]);
+    // 0, pi/4, pi/4 + pi/4 = pi/2 (exact doubling), each as double plus rest.
+    each::<N>(|i| {
+        let quarter_turns = |part: f64| {
+            F64x4::splat(part).where_set(middle[i]) + F64x4::splat(part).where_set(high[i])
+        };
+        let angle = quarter_turns(PIO4_HI) + (u[i] + (u[i] * z[i] * p[i] + quarter_turns(PIO4_LO)));
+        angle.copysign(x[i])
+    })
 }
 
 /// sin(r) = r + r z S(z) and cos(r) = 1 - z/2 + z^2 C(z), z = r^2, on |r| <= pi/4: S's and
@@ -1032,18 +1056,18 @@ const COS_POLY: [f64; 6] = [
 
 /// Sine and cosine of four angles with |r| <= pi/4 (the polynomials above by Estrin's scheme;
 /// within a couple of ulp of the library, module test; no reduction: larger angles lose
-/// accuracy).
+/// accuracy), for N groups side by side as in [`atan4_batch`].
 #[inline(always)]
-pub fn sin_cos4_quarter(r: F64x4) -> (F64x4, F64x4) {
-    let z = r * r;
-    let z2 = z * z;
-    let z4 = z2 * z2;
-    let estrin =
-        |c: &[f64; 6]| ((c[0] + z * c[1]) + z2 * (c[2] + z * c[3])) + z4 * (c[4] + z * c[5]);
-    (
-        r + r * z * estrin(&SIN_POLY),
-        1.0 - 0.5 * z + z2 * estrin(&COS_POLY),
-    )
+pub fn sin_cos4_quarter<const N: usize>(r: [F64x4; N]) -> [(F64x4, F64x4); N] {
+    let z = r.map(|r| r * r);
+    let z2 = z.map(|z| z * z);
+    let z4 = z2.map(|z2| z2 * z2);
+    let estrin = |c: &[f64; 6]| {
+        let low = each::<N>(|i| (c[0] + z[i] * c[1]) + z2[i] * (c[2] + z[i] * c[3]));
+        each::<N>(|i| low[i] + z4[i] * (c[4] + z[i] * c[5]))
+    };
+    let (s, c) = (estrin(&SIN_POLY), estrin(&COS_POLY));
+    std::array::from_fn(|i| (r[i] + r[i] * z[i] * s[i], 1.0 - 0.5 * z[i] + z2[i] * c[i]))
 }
 
 #[cfg(test)]
@@ -1252,7 +1276,7 @@ mod tests {
         for i in 0..=n {
             let r = -quarter + 2.0 * quarter * i as f64 / n as f64;
             let lanes = [r, r * 0.5, r * 1e-3, r * 1e-9];
-            let (s, c) = sin_cos4_quarter(F64x4::from_array(lanes));
+            let [(s, c)] = sin_cos4_quarter([F64x4::from_array(lanes)]);
             for ((r, s), c) in lanes.iter().zip(s.to_array()).zip(c.to_array()) {
                 worst = worst.max(ulps(s, r.sin())).max(ulps(c, r.cos()));
             }

@@ -18,7 +18,7 @@
 //! library's); sin/cos(C atan phi) is algebraic in phi for the whole part of C plus a short
 //! polynomial for the rest (`Shape`); cos(atan x) and sin(2 atan x) are algebraic.
 
-use crate::math::{atan4, exp, sin_cos4_quarter, F64x4};
+use crate::math::{atan4, atan4_batch, each, exp, sin_cos4_quarter, F64x4};
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
@@ -229,12 +229,12 @@ struct LatCurve {
     mu: F64x4,
 }
 
-/// |phi| at which [`Shape::sin_cos4`] clamps its argument so phi^2 stays finite; atan(phi)
+/// |phi| at which [`sin_cos4_batch`] clamps its argument so phi^2 stays finite; atan(phi)
 /// is pi/2 to the last bit there, so the clamp moves sin/cos(C atan phi) by less than 1e-150.
 const SHAPE_PHI_LIMIT: f64 = 1e150;
 
-/// sin and cos of C atan(phi) for one shape factor C, four lanes at once, without branches or
-/// library calls. With theta = atan(phi) ([`atan4`]), C theta splits into n theta + (C - n)
+/// sin and cos of C atan(phi) for one shape factor C (evaluated by [`sin_cos4_batch`], four
+/// lanes per argument), without per-lane branches or library calls. With theta = atan(phi) ([`atan4`]), C theta splits into n theta + (C - n)
 /// theta, n = C rounded to an integer: sin and cos of n theta are algebraic in phi (n = 1:
 /// cos theta = 1 / sqrt(1 + phi^2), sin theta = phi cos theta; n = 2: sin 2 theta = 2 phi /
 /// (1 + phi^2), cos 2 theta = (1 - phi^2) / (1 + phi^2); other n by repeated angle sums), and
@@ -257,14 +257,11 @@ impl Shape {
         }
     }
 
-    /// (sin, cos) of C atan(phi), lane by lane.
-    #[inline(never)]
-    fn sin_cos4(&self, phi: F64x4) -> (F64x4, F64x4) {
-        let phi = phi.clamp(-SHAPE_PHI_LIMIT, SHAPE_PHI_LIMIT);
-        let theta = atan4(phi);
-        let z = phi * phi;
+    /// (sin, cos) of n atan(phi), n = C rounded (`z` = phi^2).
+    #[inline(always)]
+    fn whole_angle(&self, phi: F64x4, z: F64x4) -> (F64x4, F64x4) {
         // A branch on the shape factor, the same for every lane and every step.
-        let (sin_n, cos_n) = match self.whole {
+        match self.whole {
             1 => {
                 let cos_t = 1.0 / (1.0 + z).sqrt();
                 (phi * cos_t, cos_t)
@@ -274,22 +271,23 @@ impl Shape {
                 (2.0 * phi * inv, (1.0 - z) * inv)
             }
             n => whole_multiple(n, phi, z),
-        };
-        let (sin_r, cos_r) = sin_cos4_quarter(self.rest * theta);
+        }
+    }
+}
+
+/// (sin, cos) of C_k atan(phi_k) for N shapes and their arguments, operation by operation
+/// across the shapes (like [`atan4_batch`]) so the independent chains overlap.
+#[inline(never)]
+fn sin_cos4_batch<const N: usize>(shapes: [&Shape; N], phi: [F64x4; N]) -> [(F64x4, F64x4); N] {
+    let phi = phi.map(|phi| phi.clamp(-SHAPE_PHI_LIMIT, SHAPE_PHI_LIMIT));
+    let z = phi.map(|phi| phi * phi);
+    let whole: [(F64x4, F64x4); N] = std::array::from_fn(|i| shapes[i].whole_angle(phi[i], z[i]));
+    let theta = atan4_batch(phi);
+    let rest = sin_cos4_quarter(each::<N>(|i| shapes[i].rest * theta[i]));
+    std::array::from_fn(|i| {
+        let ((sin_n, cos_n), (sin_r, cos_r)) = (whole[i], rest[i]);
         (sin_n * cos_r + cos_n * sin_r, cos_n * cos_r - sin_n * sin_r)
-    }
-
-    /// sin(C atan(phi)), lane by lane.
-    #[inline(always)]
-    fn sin4(&self, phi: F64x4) -> F64x4 {
-        self.sin_cos4(phi).0
-    }
-
-    /// cos(C atan(phi)), lane by lane.
-    #[inline(always)]
-    fn cos4(&self, phi: F64x4) -> F64x4 {
-        self.sin_cos4(phi).1
-    }
+    })
 }
 
 /// (sin, cos) of n atan(phi) for the whole multiples other than 1 and 2 (shape factors below
@@ -315,15 +313,6 @@ fn whole_multiple(n: i32, phi: F64x4, z: F64x4) -> (F64x4, F64x4) {
 #[inline(always)]
 fn curved(bx: F64x4, e: F64x4) -> F64x4 {
     bx - e * (bx - atan4(bx))
-}
-
-/// Magic Formula cosine weighting: cos(C atan(Bx - E (Bx - atan Bx))). `curved_set` is false
-/// when the set's E is zero at every load (the argument is then Bx: no atan needed).
-#[inline(always)]
-fn magic_cos(b: F64x4, shape: &Shape, curved_set: bool, e: F64x4, x: F64x4) -> F64x4 {
-    let bx = b * x;
-    let phi = if curved_set { curved(bx, e) } else { bx };
-    shape.cos4(phi)
 }
 
 /// cos(atan(x)) = 1 / sqrt(1 + x^2).
@@ -533,55 +522,22 @@ impl PreparedMf61 {
         }
     }
 
-    /// Fx0 and d(Fx0)/d(kappa).
-    #[inline(always)]
-    fn long_force(&self, lc: &LongCurve, kappa: F64x4) -> (F64x4, F64x4) {
-        let kx = kappa + lc.sh;
-        let [positive, negative] = self.ex_scale.map(F64x4::splat);
-        let scale = F64x4::select(kx.less_than(F64x4::splat(0.0)), negative, positive);
-        let e = (lc.e_base * scale).min(1.0);
-        let bx = lc.b * kx;
-        let phi = curved(bx, e);
-        let (sin_t, cos_t) = self.long_shape.sin_cos4(phi);
-        let fx = lc.d * sin_t + lc.sv;
-        let dphi = lc.b * (1.0 - e + e / (1.0 + bx * bx));
-        let dfx = lc.d * cos_t * lc.c / (1.0 + phi * phi) * dphi;
-        (fx, dfx)
-    }
-
-    #[inline(always)]
-    fn lat_force(&self, lc: &LatCurve, alpha: F64x4) -> F64x4 {
-        let ay = alpha + lc.sh;
-        let [positive, negative] = self.ey_scale.map(F64x4::splat);
-        let scale = F64x4::select(ay.less_than(F64x4::splat(0.0)), negative, positive);
-        let e = (lc.e_base * scale).min(1.0);
-        lc.d * self.lat_shape.sin4(curved(lc.b * ay, e)) + lc.sv
-    }
-
     /// Combined-slip arm s of the longitudinal force in the aligning moment, m.
     #[inline(always)]
     fn moment_arm(&self, fy: F64x4) -> F64x4 {
         self.arm + self.arm_per_fy * fy
     }
 
-    /// Pure longitudinal force Fx0, N (see [`Mf61::fx0`]).
+    /// Pure longitudinal force Fx0, N (see [`Mf61::fx0`]): the combined evaluation at zero
+    /// slip angle, where the weighting Gxa is exactly 1.
     pub fn fx0(&self, kappa: f64, fz_n: f64) -> f64 {
-        if fz_n <= 0.0 {
-            return 0.0;
-        }
-        let fz = F64x4::splat(fz_n);
-        let lc = self.long_curve(fz, self.dfz(fz), F64x4::splat(1.0));
-        self.long_force(&lc, F64x4::splat(kappa)).0.to_array()[0]
+        self.combined(kappa, 0.0, fz_n, GripScale::UNITY).fx
     }
 
-    /// Pure lateral force Fy0, N (see [`Mf61::fy0`]).
+    /// Pure lateral force Fy0, N (see [`Mf61::fy0`]): the combined evaluation at zero slip
+    /// ratio, where the weighting Gyk is exactly 1 and the kappa-induced side force 0.
     pub fn fy0(&self, alpha_rad: f64, fz_n: f64) -> f64 {
-        if fz_n <= 0.0 {
-            return 0.0;
-        }
-        let fz = F64x4::splat(fz_n);
-        let lc = self.lat_curve(fz, self.dfz(fz), F64x4::splat(1.0));
-        self.lat_force(&lc, F64x4::splat(alpha_rad)).to_array()[0]
+        self.combined(0.0, alpha_rad, fz_n, GripScale::UNITY).fy
     }
 
     /// Combined-slip forces and aligning moment (see [`Mf61::combined`]).
@@ -646,34 +602,19 @@ impl PreparedMf61 {
         let dfz = self.dfz(fz_n);
         let lx = self.long_curve(fz_n, dfz, mu_x);
         let ly = self.lat_curve(fz_n, dfz, mu_y);
-        let (fx0, dfx0) = self.long_force(&lx, kappa);
-        let fy0 = self.lat_force(&ly, alpha);
 
-        // Longitudinal force weighting by side slip (Gxa).
-        let bxa = m.rbx1 * cos_atan(m.rbx2 * kappa);
-        let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
-        let gxa_shape = &self.gxa_shape;
-        let gxa0 = magic_cos(bxa, gxa_shape, self.gxa_curved, exa, F64x4::splat(m.rhx1));
-        let gxa = magic_cos(bxa, gxa_shape, self.gxa_curved, exa, alpha + m.rhx1) / gxa0;
+        // Pure-slip arguments Bx with their curvature (one sign of the slip needed).
+        let negative = |x: F64x4| x.less_than(zero);
+        let kx = kappa + lx.sh;
+        let [ex_positive, ex_negative] = self.ex_scale.map(F64x4::splat);
+        let ex = (lx.e_base * F64x4::select(negative(kx), ex_negative, ex_positive)).min(1.0);
+        let bx_long = lx.b * kx;
+        let ay = alpha + ly.sh;
+        let [ey_positive, ey_negative] = self.ey_scale.map(F64x4::splat);
+        let ey = (ly.e_base * F64x4::select(negative(ay), ey_negative, ey_positive)).min(1.0);
+        let bx_lat = ly.b * ay;
 
-        // Lateral force weighting by longitudinal slip (Gyk) and the kappa-induced side force.
-        let byk = m.rby1 * cos_atan(m.rby2 * (alpha - m.rby3));
-        let eyk = (m.rey1 + m.rey2 * dfz).min(1.0);
-        let shyk = m.rhy1 + m.rhy2 * dfz;
-        let gyk_shape = &self.gyk_shape;
-        let gyk0 = magic_cos(byk, gyk_shape, self.gyk_curved, eyk, shyk);
-        let gyk = magic_cos(byk, gyk_shape, self.gyk_curved, eyk, kappa + shyk) / gyk0;
-        let dvyk = ly.mu * fz_n * (m.rvy1 + m.rvy2 * dfz) * cos_atan(m.rvy4 * alpha);
-        let svyk = F64x4::select(
-            kappa.equal_to(zero),
-            zero,
-            dvyk * self.svyk_shape.sin4(m.rvy6 * kappa),
-        );
-
-        let fx = gxa * fx0;
-        let fy = gyk * fy0 + svyk;
-
-        // Aligning moment: pneumatic trail times Fy' plus residual torque, at equivalent slips.
+        // Aligning-moment slips: pneumatic trail and residual torque at equivalent slips.
         let inv_mu_y = 1.0 / mu_y;
         let cos_alpha = cos_atan(alpha_moment);
         let sht = m.qhz1 + m.qhz2 * dfz;
@@ -690,8 +631,60 @@ impl PreparedMf61 {
         let ct = m.qcz1;
         let dt = fz_n * self.trail_per_load * (m.qdz1 + m.qdz2 * dfz);
         let et_base = m.qez1 + m.qez2 * dfz + m.qez3 * dfz * dfz;
-        let et = (et_base * (1.0 + self.et_slope * atan4(bt * ct * alpha_t))).min(1.0);
-        let trail = dt * magic_cos(bt, &self.trail_shape, true, et, alpha_t_eq) * cos_alpha;
+        let bx_trail = bt * alpha_t_eq;
+
+        // The four independent atans of the curved arguments, side by side.
+        let [atan_long, atan_lat] = atan4_batch([bx_long, bx_lat]);
+        let [atan_et, atan_trail] = atan4_batch([bt * ct * alpha_t, bx_trail]);
+        let phi_long = bx_long - ex * (bx_long - atan_long);
+        let phi_lat = bx_lat - ey * (bx_lat - atan_lat);
+        let et = (et_base * (1.0 + self.et_slope * atan_et)).min(1.0);
+        let phi_trail = bx_trail - et * (bx_trail - atan_trail);
+
+        // Weighting functions' arguments: Gxa (longitudinal force by side slip), Gyk (lateral
+        // by longitudinal slip), each also at zero slip for its normaliser. Their curvature is
+        // zero in the usual sets (REX*, REY* = 0): then the argument is Bx, no atan needed.
+        let weighting = |b: F64x4, curved_set: bool, e: F64x4, x: F64x4| {
+            let bx = b * x;
+            if curved_set {
+                curved(bx, e)
+            } else {
+                bx
+            }
+        };
+        let bxa = m.rbx1 * cos_atan(m.rbx2 * kappa);
+        let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
+        let phi_gxa0 = weighting(bxa, self.gxa_curved, exa, F64x4::splat(m.rhx1));
+        let phi_gxa = weighting(bxa, self.gxa_curved, exa, alpha + m.rhx1);
+        let byk = m.rby1 * cos_atan(m.rby2 * (alpha - m.rby3));
+        let eyk = (m.rey1 + m.rey2 * dfz).min(1.0);
+        let shyk = m.rhy1 + m.rhy2 * dfz;
+        let phi_gyk0 = weighting(byk, self.gyk_curved, eyk, shyk);
+        let phi_gyk = weighting(byk, self.gyk_curved, eyk, kappa + shyk);
+
+        // Every sin/cos(C atan phi) of the model, side by side.
+        let [long, lat] = sin_cos4_batch([&self.long_shape, &self.lat_shape], [phi_long, phi_lat]);
+        let [gxa0, gxa1] = sin_cos4_batch([&self.gxa_shape; 2], [phi_gxa0, phi_gxa]);
+        let [gyk0, gyk1] = sin_cos4_batch([&self.gyk_shape; 2], [phi_gyk0, phi_gyk]);
+        let [svyk_shape, trail_shape] = sin_cos4_batch(
+            [&self.svyk_shape, &self.trail_shape],
+            [m.rvy6 * kappa, phi_trail],
+        );
+
+        // Pure-slip forces, Fx0's slope d(Fx0)/d(kappa), weightings and combined forces.
+        let fx0 = lx.d * long.0 + lx.sv;
+        let dphi = lx.b * (1.0 - ex + ex / (1.0 + bx_long * bx_long));
+        let dfx0 = lx.d * long.1 * lx.c / (1.0 + phi_long * phi_long) * dphi;
+        let fy0 = ly.d * lat.0 + ly.sv;
+        let gxa = gxa1.1 / gxa0.1;
+        let gyk = gyk1.1 / gyk0.1;
+        let dvyk = ly.mu * fz_n * (m.rvy1 + m.rvy2 * dfz) * cos_atan(m.rvy4 * alpha);
+        let svyk = F64x4::select(kappa.equal_to(zero), zero, dvyk * svyk_shape.0);
+        let fx = gxa * fx0;
+        let fy = gyk * fy0 + svyk;
+
+        // Aligning moment: pneumatic trail times Fy' plus residual torque.
+        let trail = dt * trail_shape.1 * cos_alpha;
         let br = m.qbz9 * inv_mu_y + m.qbz10 * ly.b * ly.c;
         let dr = fz_n * m.r0 * (m.qdz6 + m.qdz7 * dfz) * mu_y * cos_alpha;
         let mzr = dr * cos_atan(br * alpha_r_eq) * cos_alpha;
@@ -715,16 +708,16 @@ impl PreparedMf61 {
 #[cfg(test)]
 impl Shape {
     fn sin_cos(&self, phi: f64) -> (f64, f64) {
-        let (sin, cos) = self.sin_cos4(F64x4::splat(phi));
+        let [(sin, cos)] = sin_cos4_batch([self], [F64x4::splat(phi)]);
         (sin.to_array()[0], cos.to_array()[0])
     }
 
     fn sin(&self, phi: f64) -> f64 {
-        self.sin4(F64x4::splat(phi)).to_array()[0]
+        self.sin_cos(phi).0
     }
 
     fn cos(&self, phi: f64) -> f64 {
-        self.cos4(F64x4::splat(phi)).to_array()[0]
+        self.sin_cos(phi).1
     }
 }
 
