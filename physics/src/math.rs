@@ -506,7 +506,7 @@ pub fn sin_cos(x: f64) -> (f64, f64) {
 /// their independent chains (division, square root, polynomial) overlap. On x86-64 the lanes
 /// are two SSE2 registers (SSE2 is part of the baseline target, so the intrinsics are always
 /// there and safe to call); elsewhere, and as the reference the tests check the registers
-/// against, four plain doubles ([`portable_lanes`]). Every operation is the scalar IEEE
+/// against, four plain doubles (`portable_lanes`). Every operation is the scalar IEEE
 /// operation lane by lane (the same bits as scalar code in the same order); conditions are
 /// lane masks and [`F64x4::select`], never branches.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
