@@ -18,7 +18,7 @@
 //! library's); sin/cos(C atan phi) is algebraic in phi for the whole part of C plus a short
 //! polynomial for the rest (`Shape`); cos(atan x) and sin(2 atan x) are algebraic.
 
-use crate::math::{atan4, atan4_batch, each, exp, sin_cos4_quarter, F64x4};
+use crate::math::{atan4_batch, each, exp, sin_cos4_quarter, F64x4};
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
@@ -309,10 +309,14 @@ fn whole_multiple(n: i32, phi: F64x4, z: F64x4) -> (F64x4, F64x4) {
     }
 }
 
-/// The Magic Formula's curved argument Bx - E (Bx - atan Bx), from `bx` = Bx.
-#[inline(always)]
-fn curved(bx: F64x4, e: F64x4) -> F64x4 {
-    bx - e * (bx - atan4(bx))
+/// The Magic Formula's curved arguments Bx - E (Bx - atan Bx) of a weighting function and
+/// its normaliser, from their Bx (`bx0`, `bx`): only for sets whose weighting curvature
+/// (REX*, REY*) is not zero, so out of line.
+#[cold]
+#[inline(never)]
+fn curved_pair(bx0: F64x4, bx: F64x4, e: F64x4) -> (F64x4, F64x4) {
+    let [atan0, atan] = atan4_batch([bx0, bx]);
+    (bx0 - e * (bx0 - atan0), bx - e * (bx - atan))
 }
 
 /// cos(atan(x)) = 1 / sqrt(1 + x^2).
@@ -346,8 +350,6 @@ impl Mf61 {
             arm: self.r0 * self.ssz1,
             arm_per_fy: self.r0 * self.ssz2 / self.fnomin,
             et_slope: self.qez4 * std::f64::consts::FRAC_2_PI,
-            gxa_curved: self.rex1 != 0.0 || self.rex2 != 0.0,
-            gyk_curved: self.rey1 != 0.0 || self.rey2 != 0.0,
             long_shape: Shape::new(self.pcx1),
             lat_shape: Shape::new(self.pcy1),
             gxa_shape: Shape::new(self.rcx1),
@@ -445,10 +447,6 @@ pub struct PreparedMf61 {
     arm_per_fy: f64,
     /// QEZ4 2 / pi.
     et_slope: f64,
-    /// REX1 or REX2 is not zero (the Gxa weighting has curvature).
-    gxa_curved: bool,
-    /// REY1 or REY2 is not zero (the Gyk weighting has curvature).
-    gyk_curved: bool,
     /// Shape factors PCX1, PCY1, RCX1, RCY1, QCZ1 and RVY5 (the kappa-induced side force's
     /// sin(RVY5 atan(RVY6 kappa))).
     long_shape: Shape,
@@ -644,23 +642,23 @@ impl PreparedMf61 {
         // Weighting functions' arguments: Gxa (longitudinal force by side slip), Gyk (lateral
         // by longitudinal slip), each also at zero slip for its normaliser. Their curvature is
         // zero in the usual sets (REX*, REY* = 0): then the argument is Bx, no atan needed.
-        let weighting = |b: F64x4, curved_set: bool, e: F64x4, x: F64x4| {
-            let bx = b * x;
-            if curved_set {
-                curved(bx, e)
-            } else {
-                bx
-            }
-        };
         let bxa = m.rbx1 * cos_atan(m.rbx2 * kappa);
-        let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
-        let phi_gxa0 = weighting(bxa, self.gxa_curved, exa, F64x4::splat(m.rhx1));
-        let phi_gxa = weighting(bxa, self.gxa_curved, exa, alpha + m.rhx1);
+        let (phi_gxa0, phi_gxa) = (bxa * m.rhx1, bxa * (alpha + m.rhx1));
+        let (phi_gxa0, phi_gxa) = if m.rex1 != 0.0 || m.rex2 != 0.0 {
+            let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
+            curved_pair(phi_gxa0, phi_gxa, exa)
+        } else {
+            (phi_gxa0, phi_gxa)
+        };
         let byk = m.rby1 * cos_atan(m.rby2 * (alpha - m.rby3));
-        let eyk = (m.rey1 + m.rey2 * dfz).min(1.0);
         let shyk = m.rhy1 + m.rhy2 * dfz;
-        let phi_gyk0 = weighting(byk, self.gyk_curved, eyk, shyk);
-        let phi_gyk = weighting(byk, self.gyk_curved, eyk, kappa + shyk);
+        let (phi_gyk0, phi_gyk) = (byk * shyk, byk * (kappa + shyk));
+        let (phi_gyk0, phi_gyk) = if m.rey1 != 0.0 || m.rey2 != 0.0 {
+            let eyk = (m.rey1 + m.rey2 * dfz).min(1.0);
+            curved_pair(phi_gyk0, phi_gyk, eyk)
+        } else {
+            (phi_gyk0, phi_gyk)
+        };
 
         // Every sin/cos(C atan phi) of the model, side by side.
         let [long, lat] = sin_cos4_batch([&self.long_shape, &self.lat_shape], [phi_long, phi_lat]);
@@ -883,6 +881,45 @@ mod tests {
                 ] {
                     proptest::prop_assert!(close(ours, single, 1e-12, 1e-9), "lane {i}: {ours} vs scalar {single}");
                     proptest::prop_assert!(close(ours, plain, 1e-12, 1e-9), "lane {i}: {ours} vs textbook {plain}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn curved_weighting_functions_match_the_textbook() {
+        // The published set has no weighting curvature (REX*, REY* = 0); one that has takes
+        // the curved arguments' own atans.
+        let m = Mf61 {
+            rex1: 0.3,
+            rex2: -0.1,
+            rey1: -0.4,
+            rey2: 0.2,
+            ..PACEJKA_2006_205_60R15
+        };
+        let p = m.prepare();
+        for kappa in [-0.4, -0.05, 0.0, 0.02, 0.3] {
+            for tan_alpha in [-0.3, -0.01, 0.0, 0.05, 0.4] {
+                for load in [1500.0, 4000.0, 9000.0] {
+                    let grip = GripScale {
+                        mu_x: 0.9,
+                        mu_y: 1.1,
+                    };
+                    let ours = p.combined(kappa, tan_alpha, load, grip);
+                    let plain = textbook(&m, kappa, tan_alpha, load, grip);
+                    let flat = PACEJKA_2006_205_60R15.combined(kappa, tan_alpha, load, grip);
+                    for (a, b) in [
+                        (ours.fx, plain.fx),
+                        (ours.dfx_dkappa, plain.dfx_dkappa),
+                        (ours.fy, plain.fy),
+                        (ours.mz, plain.mz),
+                    ] {
+                        assert!(close(a, b, 1e-12, 1e-9), "{a} vs textbook {b}");
+                    }
+                    // The curvature does change the weighted forces where there is combined slip.
+                    if kappa != 0.0 && tan_alpha != 0.0 {
+                        assert_ne!(ours.fx, flat.fx);
+                    }
                 }
             }
         }
