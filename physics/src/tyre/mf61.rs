@@ -14,7 +14,7 @@
 //! worked out once ([`PreparedMf61`]), and the four wheels are evaluated side by side
 //! ([`PreparedMf61::combined4`], [`F64x4`] lanes): their independent chains of divisions,
 //! square roots and polynomials overlap, pairs of lanes share SSE2 registers, and nothing in
-//! the evaluation branches per lane (selects instead). atan is [`atan4`] (a few ulp from the
+//! the evaluation branches per lane (selects instead). atan is [`crate::math::atan4_batch`] (a few ulp from the
 //! library's); sin/cos(C atan phi) is algebraic in phi for the whole part of C plus a short
 //! polynomial for the rest (`Shape`); cos(atan x) and sin(2 atan x) are algebraic.
 
