@@ -12,11 +12,13 @@
 //!
 //! Speed (this runs for every wheel every step): the constant coefficient combinations are
 //! worked out once ([`PreparedMf61`]), and the four wheels are evaluated side by side
-//! ([`PreparedMf61::combined4`], [`F64x4`] lanes): their independent chains of divisions,
-//! square roots and polynomials overlap, pairs of lanes share SSE2 registers, and nothing in
-//! the evaluation branches per lane (selects instead). atan is [`crate::math::atan4_batch`] (a few ulp from the
-//! library's); sin/cos(C atan phi) is algebraic in phi for the whole part of C plus a short
-//! polynomial for the rest (`Shape`); cos(atan x) and sin(2 atan x) are algebraic.
+//! ([`PreparedMf61::combined4`], [`F64x4`] lanes, nothing branching per lane). The time is
+//! the latency of chains (atan, curved argument, atan, polynomial), so the evaluation first
+//! computes every argument, then the independent atans and sin/cos(C atan phi) in pairs
+//! ([`crate::math::atan4_batch`], `sin_cos4_batch`: one instruction stream, two chains in
+//! flight). atan is a polynomial within a few ulp of the library's; sin/cos(C atan phi) is
+//! algebraic in phi for the whole part of C plus a short polynomial for the rest (`Shape`);
+//! cos(atan x) and sin(2 atan x) are algebraic.
 
 use crate::math::{atan4_batch, each, exp, sin_cos4_quarter, F64x4};
 
