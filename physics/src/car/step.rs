@@ -96,8 +96,14 @@ impl Car {
             work[axle + 1].suspension_force -= f;
         }
 
-        // Tyre contact, slips and forces at the start-of-step spin rates.
-        let mut spin = [WheelSpinInput::default(); 4];
+        // Tyre contact, slips and forces at the start-of-step spin rates: contact and slip
+        // prediction wheel by wheel, then the Magic Formula for the four wheels side by side
+        // (their independent chains overlap), then the spin-rate inputs.
+        let mut kappa = [0.0; 4];
+        let mut tan_alpha = [0.0; 4];
+        let mut loads = [0.0; 4];
+        let mut surface_grip = [0.0; 4];
+        let mut rolling_coefficient = [0.0; 4];
         for i in 0..4 {
             let w = &mut work[i];
             // The wheel centre is `travel` along body z from the droop hardpoint.
@@ -133,34 +139,42 @@ impl Car {
                 let rate = -v_wc.dot(n);
                 w.load = self.tyre.radial_load(deflection, rate);
             }
-            let omega0 = st.wheel_omega[i];
-            let mut road_torque = 0.0;
-            let mut slope = 0.0;
+            surface_grip[i] = ground.surface.grip_scale;
+            rolling_coefficient[i] =
+                self.tyre.rolling_resistance + ground.surface.rolling_resistance;
             if w.load > 0.0 {
                 let v_cp = st.velocity + omega_w.cross(w.contact_offset);
                 w.vx = v_cp.dot(w.forward);
                 w.vy = v_cp.dot(w.lateral);
-                let pred = st.slip[i].predict(&self.tyre, w.vx, w.vy, omega0, w.radius, dt);
+                let pred =
+                    st.slip[i].predict(&self.tyre, w.vx, w.vy, st.wheel_omega[i], w.radius, dt);
                 w.slip = pred;
-                w.alpha = math::atan(pred.alpha);
                 // Right-side tyres are mounted mirrored: their ply-steer and conicity offsets
                 // cancel the left side's, so a straight car runs straight.
                 let mirror = if i % 2 == 1 { -1.0 } else { 1.0 };
-                w.forces = self.tyre.forces(
-                    pred.kappa_at_omega0,
-                    mirror * pred.alpha,
-                    w.load,
-                    ground.surface.grip_scale,
-                );
+                kappa[i] = pred.kappa_at_omega0;
+                tan_alpha[i] = mirror * pred.alpha;
+                loads[i] = w.load;
+            }
+        }
+        let forces = self.tyre.forces4(kappa, tan_alpha, loads, surface_grip);
+        let mut spin = [WheelSpinInput::default(); 4];
+        for i in 0..4 {
+            let w = &mut work[i];
+            let omega0 = st.wheel_omega[i];
+            let mut road_torque = 0.0;
+            let mut slope = 0.0;
+            if w.load > 0.0 {
+                let mirror = if i % 2 == 1 { -1.0 } else { 1.0 };
+                w.alpha = math::atan(w.slip.alpha);
+                w.forces = forces[i];
                 w.forces.fy *= mirror;
                 w.forces.mz *= mirror;
-                w.dfx_domega = w.forces.dfx_dkappa.max(0.0) * pred.dkappa_domega;
+                w.dfx_domega = w.forces.dfx_dkappa.max(0.0) * w.slip.dkappa_domega;
                 road_torque = -w.forces.fx * w.radius;
                 slope = -w.dfx_domega * w.radius;
             }
-            let rolling = (self.tyre.rolling_resistance + ground.surface.rolling_resistance)
-                * w.load
-                * w.radius;
+            let rolling = rolling_coefficient[i] * w.load * w.radius;
             spin[i] = WheelSpinInput {
                 omega_radps: omega0,
                 inertia_kgm2: self.tyre.spin_inertia,

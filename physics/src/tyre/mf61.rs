@@ -11,12 +11,16 @@
 //! Units: N, N m, m, rad. Equations: Pacejka, *Tyre and Vehicle Dynamics* (2006) ch. 4.3.2.
 //!
 //! Speed (this runs for every wheel every step): the constant coefficient combinations are
-//! worked out once ([`PreparedMf61`]); sin/cos(C atan phi) for |phi| <= 0.1 is one power
-//! series per shape factor (`Shape`, coefficients from set-up); atan, exp and sin/cos of
-//! small arguments use [`crate::math`]'s series (within a few ulp of the library's), not the
-//! library calls; cos(atan x) and sin(2 atan x) are algebraic.
+//! worked out once ([`PreparedMf61`]), and the four wheels are evaluated side by side
+//! ([`PreparedMf61::combined4`], [`F64x4`] lanes, nothing branching per lane). The time is
+//! the latency of chains (atan, curved argument, atan, polynomial), so the evaluation first
+//! computes every argument, then the independent atans and sin/cos(C atan phi) in pairs
+//! ([`crate::math::atan4_batch`], `sin_cos4_batch`: one instruction stream, two chains in
+//! flight). atan is a polynomial within a few ulp of the library's; sin/cos(C atan phi) is
+//! algebraic in phi for the whole part of C plus a short polynomial for the rest (`Shape`);
+//! cos(atan x) and sin(2 atan x) are algebraic.
 
-use crate::math::{atan, cos, exp, sin, SMALL_ANGLE};
+use crate::math::{atan4_batch, each, exp, sin_cos4_quarter, F64x4};
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
@@ -198,201 +202,139 @@ pub struct TyreForces {
     pub mz: f64,
 }
 
-/// Terms of the longitudinal pure-slip curve at one load.
+/// Terms of the longitudinal pure-slip curve at the lanes' loads.
 #[derive(Debug, Clone, Copy)]
 struct LongCurve {
-    b: f64,
+    b: F64x4,
     c: f64,
-    d: f64,
+    d: F64x4,
     /// Curvature before the slip-sign factor (E = min(e_base (1 -+ P_E), 1), chosen per
     /// evaluation: only one sign is ever needed).
-    e_base: f64,
-    sh: f64,
-    sv: f64,
-    k: f64,
+    e_base: F64x4,
+    sh: F64x4,
+    sv: F64x4,
+    k: F64x4,
 }
 
-/// Terms of the lateral pure-slip curve at one load.
+/// Terms of the lateral pure-slip curve at the lanes' loads.
 #[derive(Debug, Clone, Copy)]
 struct LatCurve {
-    b: f64,
+    b: F64x4,
     c: f64,
-    d: f64,
+    d: F64x4,
     /// Curvature before the slip-sign factor (E = min(e_base (1 -+ P_E), 1), chosen per
     /// evaluation: only one sign is ever needed).
-    e_base: f64,
-    sh: f64,
-    sv: f64,
-    k: f64,
-    mu: f64,
+    e_base: F64x4,
+    sh: F64x4,
+    sv: F64x4,
+    k: F64x4,
+    mu: F64x4,
 }
 
-/// |phi| above which [`sin_cos_c_atan`] leaves the algebra (phi^2 would lose range) to the
-/// library calls; Magic Formula arguments stay far below it.
-const ALGEBRAIC_PHI_MAX: f64 = 1e100;
+/// |phi| at which [`sin_cos4_batch`] clamps its argument so phi^2 stays finite; atan(phi)
+/// is pi/2 to the last bit there, so the clamp moves sin/cos(C atan phi) by less than 1e-150.
+const SHAPE_PHI_LIMIT: f64 = 1e150;
 
-/// (sin, cos) of C atan(phi), the Magic Formula's outer angle. Small angles take the series;
-/// larger ones split C theta (theta = atan phi) into n theta + (C - n) theta with n = 1 or 2:
-/// sin and cos of n theta are algebraic in phi (cos theta = 1 / sqrt(1 + phi^2), sin 2 theta
-/// = 2 phi / (1 + phi^2), cos 2 theta = (1 - phi^2) / (1 + phi^2)) and the remainder, |C - n|
-/// theta, is small for the usual shape factors (C = 1.0-1.7), so its series replaces the
-/// library sine/cosine. The angle-sum identity is exact for every C; only the cost depends
-/// on the remainder's size (the series fall back to the library past their range).
-#[inline(always)]
-fn sin_cos_c_atan(c: f64, phi: f64) -> (f64, f64) {
-    let theta = atan(phi);
-    let angle = c * theta;
-    if angle.abs() <= SMALL_ANGLE {
-        return (sin(angle), cos(angle));
-    }
-    if phi.abs() > ALGEBRAIC_PHI_MAX {
-        return (angle.sin(), angle.cos());
-    }
-    let (sin_n, cos_n, rest) = if c < 1.5 {
-        let cos_t = 1.0 / (1.0 + phi * phi).sqrt();
-        (phi * cos_t, cos_t, (c - 1.0) * theta)
-    } else {
-        let inv = 1.0 / (1.0 + phi * phi);
-        (2.0 * phi * inv, (1.0 - phi * phi) * inv, (c - 2.0) * theta)
-    };
-    let (sin_r, cos_r) = (sin(rest), cos(rest));
-    (sin_n * cos_r + cos_n * sin_r, cos_n * cos_r - sin_n * sin_r)
-}
-
-/// Largest |phi| for which [`Shape`] sums its power series (they converge for |phi| < 1;
-/// at 0.1 nine terms leave a truncation below 1e-17).
-const SHAPE_SERIES_PHI_MAX: f64 = 0.1;
-/// Terms of each [`Shape`] series (powers z^0..z^8 of z = phi^2).
-const SHAPE_SERIES_TERMS: usize = 9;
-
-/// sin and cos of C atan(phi) for one shape factor C. For |phi| <= 0.1 (the weighting
-/// functions' normalisers always, most slips in normal driving) one power series in
-/// z = phi^2 each, with C-dependent coefficients worked out at set-up, replaces atan plus
-/// sin/cos: (1 + i phi)^C = (1 + z)^(C/2) e^(i C atan phi), so cos(C atan phi) is
-/// Re((1 + i phi)^C) (1 + z)^(-C/2) and sin(C atan phi) = phi Im((1 + i phi)^C / phi)
-/// (1 + z)^(-C/2), both binomial series multiplied out. Larger phi go through
-/// [`sin_cos_c_atan`].
+/// sin and cos of C atan(phi) for one shape factor C (evaluated by [`sin_cos4_batch`], four
+/// lanes per argument), without per-lane branches or library calls. With theta = atan(phi) ([`atan4`]), C theta splits into n theta + (C - n)
+/// theta, n = C rounded to an integer: sin and cos of n theta are algebraic in phi (n = 1:
+/// cos theta = 1 / sqrt(1 + phi^2), sin theta = phi cos theta; n = 2: sin 2 theta = 2 phi /
+/// (1 + phi^2), cos 2 theta = (1 - phi^2) / (1 + phi^2); other n by repeated angle sums), and
+/// the remainder, |C - n| |theta| <= pi/4, takes [`sin_cos4_quarter`]; the angle-sum identity
+/// joins the two. Exact for every C up to round-off (a few ulp, module test).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Shape {
-    c: f64,
-    /// cos(C atan phi) = sum cos_terms[n] z^n.
-    cos_terms: [f64; SHAPE_SERIES_TERMS],
-    /// sin(C atan phi) = phi sum sin_terms[n] z^n.
-    sin_terms: [f64; SHAPE_SERIES_TERMS],
+    /// n: C rounded to the nearest integer.
+    whole: i32,
+    /// C - n (|C - n| <= 1/2; exact in floating point).
+    rest: f64,
 }
 
 impl Shape {
     fn new(c: f64) -> Shape {
-        // binomial(a, k) for k = 0..n, by the recurrence binomial(a, k) = binomial(a, k - 1)
-        // (a - k + 1) / k.
-        let binomials = |a: f64| {
-            let mut out = [0.0; 2 * SHAPE_SERIES_TERMS];
-            let mut value = 1.0;
-            for (k, slot) in out.iter_mut().enumerate() {
-                if k > 0 {
-                    value *= (a - (k as f64 - 1.0)) / k as f64;
-                }
-                *slot = value;
-            }
-            out
-        };
-        let power = binomials(c);
-        let damping = binomials(-0.5 * c);
-        let mut cos_terms = [0.0; SHAPE_SERIES_TERMS];
-        let mut sin_terms = [0.0; SHAPE_SERIES_TERMS];
-        for n in 0..SHAPE_SERIES_TERMS {
-            for j in 0..=n {
-                // i^(2j) = (-1)^j: the even powers of (1 + i phi)^C are real, the odd ones
-                // (over phi) imaginary.
-                let sign = if j % 2 == 0 { 1.0 } else { -1.0 };
-                cos_terms[n] += sign * power[2 * j] * damping[n - j];
-                sin_terms[n] += sign * power[2 * j + 1] * damping[n - j];
-            }
-        }
+        let whole = c.round();
         Shape {
-            c,
-            cos_terms,
-            sin_terms,
+            whole: whole as i32,
+            rest: c - whole,
         }
     }
 
-    /// (sin, cos) of C atan(phi).
+    /// (sin, cos) of n atan(phi), n = C rounded (`z` = phi^2).
     #[inline(always)]
-    fn sin_cos(&self, phi: f64) -> (f64, f64) {
-        if phi.abs() <= SHAPE_SERIES_PHI_MAX {
-            let z = phi * phi;
-            (phi * series(&self.sin_terms, z), series(&self.cos_terms, z))
-        } else {
-            sin_cos_c_atan(self.c, phi)
-        }
-    }
-
-    /// cos(C atan(phi)).
-    #[inline(always)]
-    fn cos(&self, phi: f64) -> f64 {
-        if phi.abs() <= SHAPE_SERIES_PHI_MAX {
-            series(&self.cos_terms, phi * phi)
-        } else if self.c == 1.0 {
-            // cos(atan(phi)) without trigonometry.
-            1.0 / (1.0 + phi * phi).sqrt()
-        } else {
-            sin_cos_c_atan(self.c, phi).1
-        }
-    }
-
-    /// sin(C atan(phi)).
-    #[inline(always)]
-    fn sin(&self, phi: f64) -> f64 {
-        if phi.abs() <= SHAPE_SERIES_PHI_MAX {
-            phi * series(&self.sin_terms, phi * phi)
-        } else {
-            sin_cos_c_atan(self.c, phi).0
+    fn whole_angle(&self, phi: F64x4, z: F64x4) -> (F64x4, F64x4) {
+        // A branch on the shape factor, the same for every lane and every step.
+        match self.whole {
+            1 => {
+                let cos_t = 1.0 / (1.0 + z).sqrt();
+                (phi * cos_t, cos_t)
+            }
+            2 => {
+                let inv = 1.0 / (1.0 + z);
+                (2.0 * phi * inv, (1.0 - z) * inv)
+            }
+            n => whole_multiple(n, phi, z),
         }
     }
 }
 
-/// sum terms[n] z^n by Estrin's scheme (pairs, then powers z^2, z^4, z^8).
-#[inline(always)]
-fn series(t: &[f64; SHAPE_SERIES_TERMS], z: f64) -> f64 {
-    let z2 = z * z;
-    let z4 = z2 * z2;
-    ((t[0] + t[1] * z) + z2 * (t[2] + t[3] * z))
-        + z4 * ((t[4] + t[5] * z) + z2 * (t[6] + t[7] * z))
-        + z4 * z4 * t[8]
+/// (sin, cos) of C_k atan(phi_k) for N shapes and their arguments, operation by operation
+/// across the shapes (like [`atan4_batch`]) so the independent chains overlap.
+#[inline(never)]
+fn sin_cos4_batch<const N: usize>(shapes: [&Shape; N], phi: [F64x4; N]) -> [(F64x4, F64x4); N] {
+    let phi = phi.map(|phi| phi.clamp(-SHAPE_PHI_LIMIT, SHAPE_PHI_LIMIT));
+    let z = phi.map(|phi| phi * phi);
+    let whole: [(F64x4, F64x4); N] = std::array::from_fn(|i| shapes[i].whole_angle(phi[i], z[i]));
+    let theta = atan4_batch(phi);
+    let rest = sin_cos4_quarter(each::<N>(|i| shapes[i].rest * theta[i]));
+    std::array::from_fn(|i| {
+        let ((sin_n, cos_n), (sin_r, cos_r)) = (whole[i], rest[i]);
+        (sin_n * cos_r + cos_n * sin_r, cos_n * cos_r - sin_n * sin_r)
+    })
 }
 
-/// Magic Formula sine version with curvature: D sin(C atan(Bx - E (Bx - atan Bx))).
-#[inline]
-fn magic_sin(b: f64, shape: &Shape, d: f64, e: f64, x: f64) -> f64 {
-    let bx = b * x;
-    d * shape.sin(bx - e * (bx - atan(bx)))
-}
-
-/// Magic Formula cosine weighting: cos(C atan(Bx - E (Bx - atan Bx))).
-#[inline]
-fn magic_cos(b: f64, shape: &Shape, e: f64, x: f64) -> f64 {
-    let bx = b * x;
-    let phi = if e == 0.0 {
-        bx
+/// (sin, cos) of n atan(phi) for the whole multiples other than 1 and 2 (shape factors below
+/// 0.5 or from 2.5; not those of the usual MF sets), `z` = phi^2: |n| angle sums of theta's
+/// (n = 0 gives (0, 1); a negative n mirrors the sine).
+#[cold]
+#[inline(never)]
+fn whole_multiple(n: i32, phi: F64x4, z: F64x4) -> (F64x4, F64x4) {
+    let cos_t = 1.0 / (1.0 + z).sqrt();
+    let sin_t = phi * cos_t;
+    let (mut sin_n, mut cos_n) = (F64x4::splat(0.0), F64x4::splat(1.0));
+    for _ in 0..n.unsigned_abs() {
+        (sin_n, cos_n) = (sin_n * cos_t + cos_n * sin_t, cos_n * cos_t - sin_n * sin_t);
+    }
+    if n < 0 {
+        (-sin_n, cos_n)
     } else {
-        bx - e * (bx - atan(bx))
-    };
-    shape.cos(phi)
+        (sin_n, cos_n)
+    }
+}
+
+/// The Magic Formula's curved arguments Bx - E (Bx - atan Bx) of a weighting function and
+/// its normaliser, from their Bx (`bx0`, `bx`): only for sets whose weighting curvature
+/// (REX*, REY*) is not zero, so out of line.
+#[cold]
+#[inline(never)]
+fn curved_pair(bx0: F64x4, bx: F64x4, e: F64x4) -> (F64x4, F64x4) {
+    let [atan0, atan] = atan4_batch([bx0, bx]);
+    (bx0 - e * (bx0 - atan0), bx - e * (bx - atan))
 }
 
 /// cos(atan(x)) = 1 / sqrt(1 + x^2).
-#[inline]
-fn cos_atan(x: f64) -> f64 {
+#[inline(always)]
+fn cos_atan(x: F64x4) -> F64x4 {
     1.0 / (1.0 + x * x).sqrt()
 }
 
-#[inline]
-fn sign(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0
-    } else {
-        -1.0
-    }
+/// 1 where x >= 0, else -1 (so -0 counts as positive).
+#[inline(always)]
+fn sign(x: F64x4) -> F64x4 {
+    F64x4::select(
+        x.at_least(F64x4::splat(0.0)),
+        F64x4::splat(1.0),
+        F64x4::splat(-1.0),
+    )
 }
 
 impl Mf61 {
@@ -432,13 +374,16 @@ impl Mf61 {
     /// Longitudinal slip stiffness dFx0/dkappa at zero slip, N (the `K_x` of the MF).
     pub fn long_slip_stiffness(&self, fz_n: f64) -> f64 {
         let p = self.prepare();
-        p.long_slip_stiffness(fz_n, p.dfz(fz_n))
+        let fz = F64x4::splat(fz_n);
+        p.long_slip_stiffness(fz, p.dfz(fz)).to_array()[0]
     }
 
     /// Cornering stiffness dFy0/dalpha at zero slip, N/rad (negative with ISO signs: the
     /// `K_y` of the MF).
     pub fn cornering_stiffness(&self, fz_n: f64) -> f64 {
-        self.prepare().cornering_stiffness(fz_n)
+        self.prepare()
+            .cornering_stiffness(F64x4::splat(fz_n))
+            .to_array()[0]
     }
 
     /// Aligning moment at pure side slip (kappa = 0), N m, in the reference-table convention:
@@ -446,19 +391,29 @@ impl Mf61 {
     /// alpha* = tan(alpha) with the cos'(alpha) factors of MF 6.1.
     pub fn mz0(&self, alpha_rad: f64, fz_n: f64) -> f64 {
         let p = self.prepare();
-        let forces = p.evaluate(0.0, alpha_rad, alpha_rad.tan(), fz_n, GripScale::UNITY);
+        let lanes = F64x4::splat;
+        let [forces, ..] = p.evaluate4(
+            lanes(0.0),
+            lanes(alpha_rad),
+            lanes(alpha_rad.tan()),
+            lanes(fz_n),
+            lanes(1.0),
+            lanes(1.0),
+        );
         // Pure slip: Mz0 = -t0 Fy0 + Mzr0, without the combined-slip arm s x Fx.
-        forces.mz - p.moment_arm(forces.fy) * forces.fx
+        forces.mz - p.moment_arm(lanes(forces.fy)).to_array()[0] * forces.fx
     }
 
     /// Peak longitudinal friction coefficient |Dx / Fz| at a load (without grip scaling).
     pub fn peak_mu_x(&self, fz_n: f64) -> f64 {
-        (self.pdx1 + self.pdx2 * self.prepare().dfz(fz_n)).abs()
+        let dfz = self.prepare().dfz(F64x4::splat(fz_n)).to_array()[0];
+        (self.pdx1 + self.pdx2 * dfz).abs()
     }
 
     /// Peak lateral friction coefficient |Dy / Fz| at a load (without grip scaling).
     pub fn peak_mu_y(&self, fz_n: f64) -> f64 {
-        (self.pdy1 + self.pdy2 * self.prepare().dfz(fz_n)).abs()
+        let dfz = self.prepare().dfz(F64x4::splat(fz_n)).to_array()[0];
+        (self.pdy1 + self.pdy2 * dfz).abs()
     }
 
     /// Combined-slip forces and aligning moment at slip ratio `kappa`, `tan_alpha` (the
@@ -471,6 +426,8 @@ impl Mf61 {
 
 /// An [`Mf61`] set with the combinations of its coefficients that do not depend on load,
 /// slip or grip worked out once ([`Mf61::prepare`]): the per-wheel, per-step evaluation.
+/// Everything is evaluated for four lanes (the four wheels) at once; the scalar methods run
+/// one operating point in every lane and read lane 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PreparedMf61 {
     mf: Mf61,
@@ -493,7 +450,7 @@ pub struct PreparedMf61 {
     /// QEZ4 2 / pi.
     et_slope: f64,
     /// Shape factors PCX1, PCY1, RCX1, RCY1, QCZ1 and RVY5 (the kappa-induced side force's
-    /// sin(RVY5 atan(RVY6 kappa))) with their series.
+    /// sin(RVY5 atan(RVY6 kappa))).
     long_shape: Shape,
     lat_shape: Shape,
     gxa_shape: Shape,
@@ -503,31 +460,32 @@ pub struct PreparedMf61 {
 }
 
 impl PreparedMf61 {
-    #[inline]
-    fn dfz(&self, fz: f64) -> f64 {
+    #[inline(always)]
+    fn dfz(&self, fz: F64x4) -> F64x4 {
         (fz - self.mf.fnomin) * self.inv_fnomin
     }
 
-    #[inline]
-    fn long_slip_stiffness(&self, fz: f64, dfz: f64) -> f64 {
+    #[inline(always)]
+    fn long_slip_stiffness(&self, fz: F64x4, dfz: F64x4) -> F64x4 {
         let m = &self.mf;
-        fz * (m.pkx1 + m.pkx2 * dfz) * exp(m.pkx3 * dfz)
+        fz * (m.pkx1 + m.pkx2 * dfz) * (m.pkx3 * dfz).map(exp)
     }
 
-    #[inline]
-    fn cornering_stiffness(&self, fz: f64) -> f64 {
+    #[inline(always)]
+    fn cornering_stiffness(&self, fz: F64x4) -> F64x4 {
         let x = fz * self.inv_ky_load;
+        // A branch on the coefficient set, the same for every lane and every step.
         let shape = if self.mf.pky4 == 2.0 {
             // sin(2 atan x) = 2x / (1 + x^2): the common PKY4 without trigonometry.
             2.0 * x / (1.0 + x * x)
         } else {
-            (self.mf.pky4 * x.atan()).sin()
+            x.map(|x| (self.mf.pky4 * x.atan()).sin())
         };
         self.ky_scale * shape
     }
 
-    #[inline]
-    fn long_curve(&self, fz: f64, dfz: f64, mu_scale: f64) -> LongCurve {
+    #[inline(always)]
+    fn long_curve(&self, fz: F64x4, dfz: F64x4, mu_scale: F64x4) -> LongCurve {
         let m = &self.mf;
         let c = m.pcx1;
         let d = (m.pdx1 + m.pdx2 * dfz) * mu_scale * fz;
@@ -544,8 +502,8 @@ impl PreparedMf61 {
         }
     }
 
-    #[inline]
-    fn lat_curve(&self, fz: f64, dfz: f64, mu_scale: f64) -> LatCurve {
+    #[inline(always)]
+    fn lat_curve(&self, fz: F64x4, dfz: F64x4, mu_scale: F64x4) -> LatCurve {
         let m = &self.mf;
         let c = m.pcy1;
         let mu = (m.pdy1 + m.pdy2 * dfz) * mu_scale;
@@ -564,103 +522,100 @@ impl PreparedMf61 {
         }
     }
 
-    /// Fx0 and d(Fx0)/d(kappa).
-    #[inline]
-    fn long_force(&self, lc: &LongCurve, kappa: f64) -> (f64, f64) {
-        let kx = kappa + lc.sh;
-        let e = (lc.e_base * self.ex_scale[usize::from(kx < 0.0)]).min(1.0);
-        let bx = lc.b * kx;
-        let phi = bx - e * (bx - atan(bx));
-        let (sin_t, cos_t) = self.long_shape.sin_cos(phi);
-        let fx = lc.d * sin_t + lc.sv;
-        let dphi = lc.b * (1.0 - e + e / (1.0 + bx * bx));
-        let dfx = lc.d * cos_t * lc.c / (1.0 + phi * phi) * dphi;
-        (fx, dfx)
-    }
-
-    #[inline]
-    fn lat_force(&self, lc: &LatCurve, alpha: f64) -> f64 {
-        let ay = alpha + lc.sh;
-        let e = (lc.e_base * self.ey_scale[usize::from(ay < 0.0)]).min(1.0);
-        magic_sin(lc.b, &self.lat_shape, lc.d, e, ay) + lc.sv
-    }
-
     /// Combined-slip arm s of the longitudinal force in the aligning moment, m.
-    #[inline]
-    fn moment_arm(&self, fy: f64) -> f64 {
+    #[inline(always)]
+    fn moment_arm(&self, fy: F64x4) -> F64x4 {
         self.arm + self.arm_per_fy * fy
     }
 
-    /// Pure longitudinal force Fx0, N (see [`Mf61::fx0`]).
+    /// Pure longitudinal force Fx0, N (see [`Mf61::fx0`]): the combined evaluation at zero
+    /// slip angle, where the weighting Gxa is exactly 1.
     pub fn fx0(&self, kappa: f64, fz_n: f64) -> f64 {
-        if fz_n <= 0.0 {
-            return 0.0;
-        }
-        let lc = self.long_curve(fz_n, self.dfz(fz_n), 1.0);
-        self.long_force(&lc, kappa).0
+        self.combined(kappa, 0.0, fz_n, GripScale::UNITY).fx
     }
 
-    /// Pure lateral force Fy0, N (see [`Mf61::fy0`]).
+    /// Pure lateral force Fy0, N (see [`Mf61::fy0`]): the combined evaluation at zero slip
+    /// ratio, where the weighting Gyk is exactly 1 and the kappa-induced side force 0.
     pub fn fy0(&self, alpha_rad: f64, fz_n: f64) -> f64 {
-        if fz_n <= 0.0 {
-            return 0.0;
-        }
-        let lc = self.lat_curve(fz_n, self.dfz(fz_n), 1.0);
-        self.lat_force(&lc, alpha_rad)
+        self.combined(0.0, alpha_rad, fz_n, GripScale::UNITY).fy
     }
 
     /// Combined-slip forces and aligning moment (see [`Mf61::combined`]).
     pub fn combined(&self, kappa: f64, tan_alpha: f64, fz_n: f64, grip: GripScale) -> TyreForces {
-        self.evaluate(kappa, tan_alpha, tan_alpha, fz_n, grip)
+        let lanes = F64x4::splat;
+        let [forces, ..] = self.evaluate4(
+            lanes(kappa),
+            lanes(tan_alpha),
+            lanes(tan_alpha),
+            lanes(fz_n),
+            lanes(grip.mu_x),
+            lanes(grip.mu_y),
+        );
+        forces
     }
 
-    /// The MF 6.1 equations with the slip angle of the forces (`alpha_force`) and of the
-    /// aligning-moment slips (`alpha_moment`, also giving cos'(alpha)) given separately, so the
-    /// reference convention (forces take alpha directly) and the simulation's (alpha* = tan)
-    /// share one implementation.
-    fn evaluate(
+    /// [`PreparedMf61::combined`] for four operating points at once (lane i: slip ratio
+    /// `kappa[i]`, alpha* `tan_alpha[i]`, load `fz_n[i]`, friction scales `mu_x[i]`,
+    /// `mu_y[i]`): the four wheels of a car side by side, the same results as four scalar
+    /// calls.
+    pub fn combined4(
         &self,
-        kappa: f64,
-        alpha_force: f64,
-        alpha_moment: f64,
-        fz_n: f64,
-        grip: GripScale,
-    ) -> TyreForces {
-        if fz_n <= 0.0 || grip.mu_x <= 0.0 || grip.mu_y <= 0.0 {
-            return TyreForces::default();
-        }
+        kappa: F64x4,
+        tan_alpha: F64x4,
+        fz_n: F64x4,
+        mu_x: F64x4,
+        mu_y: F64x4,
+    ) -> [TyreForces; 4] {
+        self.evaluate4(kappa, tan_alpha, tan_alpha, fz_n, mu_x, mu_y)
+    }
+
+    /// The MF 6.1 equations for four lanes with the slip angle of the forces (`alpha_force`)
+    /// and of the aligning-moment slips (`alpha_moment`, also giving cos'(alpha)) given
+    /// separately, so the reference convention (forces take alpha directly) and the
+    /// simulation's (alpha* = tan) share one implementation. Lanes without load or grip
+    /// (`fz_n`, `mu_x` or `mu_y` not above 0) evaluate a harmless point and give zeros.
+    #[inline(always)]
+    fn evaluate4(
+        &self,
+        kappa: F64x4,
+        alpha_force: F64x4,
+        alpha_moment: F64x4,
+        fz_n: F64x4,
+        mu_x: F64x4,
+        mu_y: F64x4,
+    ) -> [TyreForces; 4] {
+        let zero = F64x4::splat(0.0);
+        let one = F64x4::splat(1.0);
+        let active = fz_n
+            .greater_than(zero)
+            .and(mu_x.greater_than(zero))
+            .and(mu_y.greater_than(zero));
+        let active_or = |v: F64x4, idle: F64x4| F64x4::select(active, v, idle);
+        let kappa = active_or(kappa, zero);
+        let alpha = active_or(alpha_force, zero);
+        let alpha_moment = active_or(alpha_moment, zero);
+        let fz_n = active_or(fz_n, F64x4::splat(self.mf.fnomin));
+        let mu_x = active_or(mu_x, one);
+        let mu_y = active_or(mu_y, one);
+
         let m = &self.mf;
-        let alpha = alpha_force;
         let dfz = self.dfz(fz_n);
-        let lx = self.long_curve(fz_n, dfz, grip.mu_x);
-        let ly = self.lat_curve(fz_n, dfz, grip.mu_y);
-        let (fx0, dfx0) = self.long_force(&lx, kappa);
-        let fy0 = self.lat_force(&ly, alpha);
+        let lx = self.long_curve(fz_n, dfz, mu_x);
+        let ly = self.lat_curve(fz_n, dfz, mu_y);
 
-        // Longitudinal force weighting by side slip (Gxa).
-        let bxa = m.rbx1 * cos_atan(m.rbx2 * kappa);
-        let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
-        let gxa0 = magic_cos(bxa, &self.gxa_shape, exa, m.rhx1);
-        let gxa = magic_cos(bxa, &self.gxa_shape, exa, alpha + m.rhx1) / gxa0;
+        // Pure-slip arguments Bx with their curvature (one sign of the slip needed).
+        let negative = |x: F64x4| x.less_than(zero);
+        let kx = kappa + lx.sh;
+        let [ex_positive, ex_negative] = self.ex_scale.map(F64x4::splat);
+        let ex = (lx.e_base * F64x4::select(negative(kx), ex_negative, ex_positive)).min(1.0);
+        let bx_long = lx.b * kx;
+        let ay = alpha + ly.sh;
+        let [ey_positive, ey_negative] = self.ey_scale.map(F64x4::splat);
+        let ey = (ly.e_base * F64x4::select(negative(ay), ey_negative, ey_positive)).min(1.0);
+        let bx_lat = ly.b * ay;
 
-        // Lateral force weighting by longitudinal slip (Gyk) and the kappa-induced side force.
-        let byk = m.rby1 * cos_atan(m.rby2 * (alpha - m.rby3));
-        let eyk = (m.rey1 + m.rey2 * dfz).min(1.0);
-        let shyk = m.rhy1 + m.rhy2 * dfz;
-        let gyk0 = magic_cos(byk, &self.gyk_shape, eyk, shyk);
-        let gyk = magic_cos(byk, &self.gyk_shape, eyk, kappa + shyk) / gyk0;
-        let dvyk = ly.mu * fz_n * (m.rvy1 + m.rvy2 * dfz) * cos_atan(m.rvy4 * alpha);
-        let svyk = if kappa == 0.0 {
-            0.0
-        } else {
-            dvyk * self.svyk_shape.sin(m.rvy6 * kappa)
-        };
-
-        let fx = gxa * fx0;
-        let fy = gyk * fy0 + svyk;
-
-        // Aligning moment: pneumatic trail times Fy' plus residual torque, at equivalent slips.
-        let inv_mu_y = 1.0 / grip.mu_y;
+        // Aligning-moment slips: pneumatic trail and residual torque at equivalent slips.
+        let inv_mu_y = 1.0 / mu_y;
         let cos_alpha = cos_atan(alpha_moment);
         let sht = m.qhz1 + m.qhz2 * dfz;
         let ky_safe = ly.k + sign(ly.k) * EPS;
@@ -676,20 +631,93 @@ impl PreparedMf61 {
         let ct = m.qcz1;
         let dt = fz_n * self.trail_per_load * (m.qdz1 + m.qdz2 * dfz);
         let et_base = m.qez1 + m.qez2 * dfz + m.qez3 * dfz * dfz;
-        let et = (et_base * (1.0 + self.et_slope * atan(bt * ct * alpha_t))).min(1.0);
-        let trail = dt * magic_cos(bt, &self.trail_shape, et, alpha_t_eq) * cos_alpha;
+        let bx_trail = bt * alpha_t_eq;
+
+        // The four independent atans of the curved arguments, side by side.
+        let [atan_long, atan_lat] = atan4_batch([bx_long, bx_lat]);
+        let [atan_et, atan_trail] = atan4_batch([bt * ct * alpha_t, bx_trail]);
+        let phi_long = bx_long - ex * (bx_long - atan_long);
+        let phi_lat = bx_lat - ey * (bx_lat - atan_lat);
+        let et = (et_base * (1.0 + self.et_slope * atan_et)).min(1.0);
+        let phi_trail = bx_trail - et * (bx_trail - atan_trail);
+
+        // Weighting functions' arguments: Gxa (longitudinal force by side slip), Gyk (lateral
+        // by longitudinal slip), each also at zero slip for its normaliser. Their curvature is
+        // zero in the usual sets (REX*, REY* = 0): then the argument is Bx, no atan needed.
+        let bxa = m.rbx1 * cos_atan(m.rbx2 * kappa);
+        let (phi_gxa0, phi_gxa) = (bxa * m.rhx1, bxa * (alpha + m.rhx1));
+        let (phi_gxa0, phi_gxa) = if m.rex1 != 0.0 || m.rex2 != 0.0 {
+            let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
+            curved_pair(phi_gxa0, phi_gxa, exa)
+        } else {
+            (phi_gxa0, phi_gxa)
+        };
+        let byk = m.rby1 * cos_atan(m.rby2 * (alpha - m.rby3));
+        let shyk = m.rhy1 + m.rhy2 * dfz;
+        let (phi_gyk0, phi_gyk) = (byk * shyk, byk * (kappa + shyk));
+        let (phi_gyk0, phi_gyk) = if m.rey1 != 0.0 || m.rey2 != 0.0 {
+            let eyk = (m.rey1 + m.rey2 * dfz).min(1.0);
+            curved_pair(phi_gyk0, phi_gyk, eyk)
+        } else {
+            (phi_gyk0, phi_gyk)
+        };
+
+        // Every sin/cos(C atan phi) of the model, side by side.
+        let [long, lat] = sin_cos4_batch([&self.long_shape, &self.lat_shape], [phi_long, phi_lat]);
+        let [gxa0, gxa1] = sin_cos4_batch([&self.gxa_shape; 2], [phi_gxa0, phi_gxa]);
+        let [gyk0, gyk1] = sin_cos4_batch([&self.gyk_shape; 2], [phi_gyk0, phi_gyk]);
+        let [svyk_shape, trail_shape] = sin_cos4_batch(
+            [&self.svyk_shape, &self.trail_shape],
+            [m.rvy6 * kappa, phi_trail],
+        );
+
+        // Pure-slip forces, Fx0's slope d(Fx0)/d(kappa), weightings and combined forces.
+        let fx0 = lx.d * long.0 + lx.sv;
+        let dphi = lx.b * (1.0 - ex + ex / (1.0 + bx_long * bx_long));
+        let dfx0 = lx.d * long.1 * lx.c / (1.0 + phi_long * phi_long) * dphi;
+        let fy0 = ly.d * lat.0 + ly.sv;
+        let gxa = gxa1.1 / gxa0.1;
+        let gyk = gyk1.1 / gyk0.1;
+        let dvyk = ly.mu * fz_n * (m.rvy1 + m.rvy2 * dfz) * cos_atan(m.rvy4 * alpha);
+        let svyk = F64x4::select(kappa.equal_to(zero), zero, dvyk * svyk_shape.0);
+        let fx = gxa * fx0;
+        let fy = gyk * fy0 + svyk;
+
+        // Aligning moment: pneumatic trail times Fy' plus residual torque.
+        let trail = dt * trail_shape.1 * cos_alpha;
         let br = m.qbz9 * inv_mu_y + m.qbz10 * ly.b * ly.c;
-        let dr = fz_n * m.r0 * (m.qdz6 + m.qdz7 * dfz) * grip.mu_y * cos_alpha;
+        let dr = fz_n * m.r0 * (m.qdz6 + m.qdz7 * dfz) * mu_y * cos_alpha;
         let mzr = dr * cos_atan(br * alpha_r_eq) * cos_alpha;
         let fy_prime = fy - svyk;
         let mz = -trail * fy_prime + mzr + self.moment_arm(fy) * fx;
 
-        TyreForces {
-            fx,
-            dfx_dkappa: gxa * dfx0,
-            fy,
-            mz,
-        }
+        let fx = active_or(fx, zero).to_array();
+        let dfx_dkappa = active_or(gxa * dfx0, zero).to_array();
+        let fy = active_or(fy, zero).to_array();
+        let mz = active_or(mz, zero).to_array();
+        std::array::from_fn(|i| TyreForces {
+            fx: fx[i],
+            dfx_dkappa: dfx_dkappa[i],
+            fy: fy[i],
+            mz: mz[i],
+        })
+    }
+}
+
+/// Scalar views of [`Shape`] (every lane the same phi, lane 0 read) for the unit tests.
+#[cfg(test)]
+impl Shape {
+    fn sin_cos(&self, phi: f64) -> (f64, f64) {
+        let [(sin, cos)] = sin_cos4_batch([self], [F64x4::splat(phi)]);
+        (sin.to_array()[0], cos.to_array()[0])
+    }
+
+    fn sin(&self, phi: f64) -> f64 {
+        self.sin_cos(phi).0
+    }
+
+    fn cos(&self, phi: f64) -> f64 {
+        self.sin_cos(phi).1
     }
 }
 
@@ -724,5 +752,197 @@ mod tests {
         }
         assert!(worst <= 8.0, "worst {worst} ulps");
         assert_eq!(Shape::new(1.3).sin_cos(0.0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn shapes_outside_the_usual_factors_match_the_library() {
+        // Whole parts 0, 3 and -1 go through the repeated angle sums.
+        let mut worst = 0.0f64;
+        for c in [0.3, 2.6, 3.2, -1.3] {
+            let shape = Shape::new(c);
+            for i in 0..=2_000 {
+                let phi = -30.0 + 60.0 * i as f64 / 2_000.0;
+                let (sin_ref, cos_ref) = (c * phi.atan()).sin_cos();
+                let (sin, cos) = shape.sin_cos(phi);
+                // Absolute: the values cross zero.
+                worst = worst.max((sin - sin_ref).abs()).max((cos - cos_ref).abs());
+            }
+        }
+        assert!(worst <= 1e-14, "worst absolute error {worst:e}");
+    }
+
+    /// The combined-slip equations written plainly with the library's atan/sin/cos (no
+    /// prepared terms, no lanes): what [`PreparedMf61`] must reproduce to round-off.
+    fn textbook(m: &Mf61, kappa: f64, alpha: f64, fz: f64, grip: GripScale) -> TyreForces {
+        let magic = |b: f64, c: f64, e: f64, x: f64| {
+            let bx = b * x;
+            c * (bx - e * (bx - bx.atan())).atan()
+        };
+        let sign = |x: f64| if x >= 0.0 { 1.0 } else { -1.0 };
+        let dfz = (fz - m.fnomin) / m.fnomin;
+        // Longitudinal.
+        let kx_stiff = fz * (m.pkx1 + m.pkx2 * dfz) * (m.pkx3 * dfz).exp();
+        let dx = (m.pdx1 + m.pdx2 * dfz) * grip.mu_x * fz;
+        let bx = kx_stiff / (m.pcx1 * dx + EPS);
+        let kx = kappa + m.phx1 + m.phx2 * dfz;
+        let ex = ((m.pex1 + m.pex2 * dfz + m.pex3 * dfz * dfz)
+            * (1.0 - m.pex4 * if kx < 0.0 { -1.0 } else { 1.0 }))
+        .min(1.0);
+        let svx = fz * (m.pvx1 + m.pvx2 * dfz) * grip.mu_x;
+        let fx0 = dx * magic(bx, m.pcx1, ex, kx).sin() + svx;
+        let phi_x = {
+            let b = bx * kx;
+            b - ex * (b - b.atan())
+        };
+        let dfx0 = dx * (m.pcx1 * phi_x.atan()).cos() * m.pcx1 / (1.0 + phi_x * phi_x)
+            * bx
+            * (1.0 - ex + ex / (1.0 + (bx * kx).powi(2)));
+        // Lateral.
+        let mu_y = (m.pdy1 + m.pdy2 * dfz) * grip.mu_y;
+        let dy = mu_y * fz;
+        let ky = m.pky1 * m.fnomin * (m.pky4 * (fz / (m.pky2 * m.fnomin)).atan()).sin();
+        let by = ky / (m.pcy1 * dy + EPS);
+        let shy = m.phy1 + m.phy2 * dfz;
+        let svy = fz * (m.pvy1 + m.pvy2 * dfz) * grip.mu_y;
+        let ay = alpha + shy;
+        let ey =
+            ((m.pey1 + m.pey2 * dfz) * (1.0 - m.pey3 * if ay < 0.0 { -1.0 } else { 1.0 })).min(1.0);
+        let fy0 = dy * magic(by, m.pcy1, ey, ay).sin() + svy;
+        // Weighting functions.
+        let bxa = m.rbx1 * (m.rbx2 * kappa).atan().cos();
+        let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
+        let gxa =
+            magic(bxa, m.rcx1, exa, alpha + m.rhx1).cos() / magic(bxa, m.rcx1, exa, m.rhx1).cos();
+        let byk = m.rby1 * (m.rby2 * (alpha - m.rby3)).atan().cos();
+        let eyk = (m.rey1 + m.rey2 * dfz).min(1.0);
+        let shyk = m.rhy1 + m.rhy2 * dfz;
+        let gyk = magic(byk, m.rcy1, eyk, kappa + shyk).cos() / magic(byk, m.rcy1, eyk, shyk).cos();
+        let dvyk = mu_y * fz * (m.rvy1 + m.rvy2 * dfz) * (m.rvy4 * alpha).atan().cos();
+        let svyk = dvyk * (m.rvy5 * (m.rvy6 * kappa).atan()).sin();
+        let fx = gxa * fx0;
+        let fy = gyk * fy0 + svyk;
+        // Aligning moment.
+        let cos_alpha = alpha.atan().cos();
+        let ky_safe = ky + sign(ky) * EPS;
+        let kk = (kx_stiff / ky_safe * kappa).powi(2);
+        let alpha_t = alpha + m.qhz1 + m.qhz2 * dfz;
+        let alpha_r = alpha + shy + svy / ky_safe;
+        let alpha_t_eq = (alpha_t * alpha_t + kk).sqrt() * sign(alpha_t);
+        let alpha_r_eq = (alpha_r * alpha_r + kk).sqrt() * sign(alpha_r);
+        let bt = (m.qbz1 + m.qbz2 * dfz + m.qbz3 * dfz * dfz) / grip.mu_y;
+        let dt = fz * m.r0 / m.fnomin * (m.qdz1 + m.qdz2 * dfz);
+        let et = ((m.qez1 + m.qez2 * dfz + m.qez3 * dfz * dfz)
+            * (1.0 + m.qez4 * std::f64::consts::FRAC_2_PI * (bt * m.qcz1 * alpha_t).atan()))
+        .min(1.0);
+        let trail = dt * magic(bt, m.qcz1, et, alpha_t_eq).cos() * cos_alpha;
+        let br = m.qbz9 / grip.mu_y + m.qbz10 * by * m.pcy1;
+        let dr = fz * m.r0 * (m.qdz6 + m.qdz7 * dfz) * grip.mu_y * cos_alpha;
+        let mzr = dr * (br * alpha_r_eq).atan().cos() * cos_alpha;
+        let arm = m.r0 * (m.ssz1 + m.ssz2 * fy / m.fnomin);
+        TyreForces {
+            fx,
+            dfx_dkappa: gxa * dfx0,
+            fy,
+            mz: -trail * (fy - svyk) + mzr + arm * fx,
+        }
+    }
+
+    fn close(ours: f64, reference: f64, relative: f64, absolute: f64) -> bool {
+        (ours - reference).abs() <= absolute.max(relative * reference.abs())
+    }
+
+    proptest::proptest! {
+        /// Four different operating points in the four lanes: each lane equals the scalar
+        /// evaluation of its point (no lane leaks into another) and the textbook equations.
+        #[test]
+        fn four_lanes_equal_the_scalar_and_the_textbook_evaluation(
+            kappa in proptest::array::uniform4(-1.5f64..1.5),
+            tan_alpha in proptest::array::uniform4(-1.5f64..1.5),
+            load in proptest::array::uniform4(100.0f64..12_000.0),
+            grip in proptest::array::uniform4(0.3f64..1.5),
+        ) {
+            let m = &PACEJKA_2006_205_60R15;
+            let p = m.prepare();
+            let lanes = F64x4::from_array;
+            let four = p.combined4(
+                lanes(kappa),
+                lanes(tan_alpha),
+                lanes(load),
+                lanes(grip) * 1.1,
+                lanes(grip),
+            );
+            for i in 0..4 {
+                let scale = GripScale { mu_x: grip[i] * 1.1, mu_y: grip[i] };
+                let scalar = p.combined(kappa[i], tan_alpha[i], load[i], scale);
+                let reference = textbook(m, kappa[i], tan_alpha[i], load[i], scale);
+                for (ours, single, plain) in [
+                    (four[i].fx, scalar.fx, reference.fx),
+                    (four[i].dfx_dkappa, scalar.dfx_dkappa, reference.dfx_dkappa),
+                    (four[i].fy, scalar.fy, reference.fy),
+                    (four[i].mz, scalar.mz, reference.mz),
+                ] {
+                    proptest::prop_assert!(close(ours, single, 1e-12, 1e-9), "lane {i}: {ours} vs scalar {single}");
+                    proptest::prop_assert!(close(ours, plain, 1e-12, 1e-9), "lane {i}: {ours} vs textbook {plain}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn curved_weighting_functions_match_the_textbook() {
+        // The published set has no weighting curvature (REX*, REY* = 0); one that has takes
+        // the curved arguments' own atans.
+        let m = Mf61 {
+            rex1: 0.3,
+            rex2: -0.1,
+            rey1: -0.4,
+            rey2: 0.2,
+            ..PACEJKA_2006_205_60R15
+        };
+        let p = m.prepare();
+        for kappa in [-0.4, -0.05, 0.0, 0.02, 0.3] {
+            for tan_alpha in [-0.3, -0.01, 0.0, 0.05, 0.4] {
+                for load in [1500.0, 4000.0, 9000.0] {
+                    let grip = GripScale {
+                        mu_x: 0.9,
+                        mu_y: 1.1,
+                    };
+                    let ours = p.combined(kappa, tan_alpha, load, grip);
+                    let plain = textbook(&m, kappa, tan_alpha, load, grip);
+                    let flat = PACEJKA_2006_205_60R15.combined(kappa, tan_alpha, load, grip);
+                    for (a, b) in [
+                        (ours.fx, plain.fx),
+                        (ours.dfx_dkappa, plain.dfx_dkappa),
+                        (ours.fy, plain.fy),
+                        (ours.mz, plain.mz),
+                    ] {
+                        assert!(close(a, b, 1e-12, 1e-9), "{a} vs textbook {b}");
+                    }
+                    // The curvature does change the weighted forces where there is combined slip.
+                    if kappa != 0.0 && tan_alpha != 0.0 {
+                        assert_ne!(ours.fx, flat.fx);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_without_load_or_grip_give_zero_and_leave_the_others_alone() {
+        let p = PACEJKA_2006_205_60R15.prepare();
+        let lanes = F64x4::from_array;
+        let four = p.combined4(
+            lanes([0.05; 4]),
+            lanes([0.1; 4]),
+            lanes([4000.0, 0.0, f64::NAN, 4000.0]),
+            lanes([1.0, 1.0, 1.0, 0.0]),
+            F64x4::splat(1.0),
+        );
+        let loaded = p.combined(0.05, 0.1, 4000.0, GripScale::UNITY);
+        assert_eq!(four[0], loaded);
+        assert!(loaded.fx > 1000.0 && loaded.fy.abs() > 1000.0);
+        for forces in &four[1..] {
+            assert_eq!(*forces, TyreForces::default());
+        }
     }
 }

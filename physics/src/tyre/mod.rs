@@ -13,6 +13,7 @@
 pub mod mf61;
 
 use crate::data::{invalid, DataError};
+use crate::math::F64x4;
 use mf61::{GripScale, Mf61, PreparedMf61, TyreForces, PACEJKA_2006_205_60R15};
 use serde::Deserialize;
 
@@ -230,6 +231,26 @@ impl Tyre {
         };
         self.prepared_mf
             .combined(kappa, alpha, fz_n.min(self.fz_max_n), grip)
+    }
+
+    /// [`Tyre::forces`] for the four wheels at once (lane i is wheel i: slip ratio, alpha*,
+    /// load, surface grip), evaluated side by side ([`PreparedMf61::combined4`]). A wheel
+    /// without load gets zero forces.
+    pub fn forces4(
+        &self,
+        kappa: [f64; 4],
+        alpha: [f64; 4],
+        fz_n: [f64; 4],
+        surface_grip: [f64; 4],
+    ) -> [TyreForces; 4] {
+        let grip = F64x4::from_array(surface_grip);
+        self.prepared_mf.combined4(
+            F64x4::from_array(kappa),
+            F64x4::from_array(alpha),
+            F64x4::from_array(fz_n).min(self.fz_max_n),
+            grip * self.grip.mu_x,
+            grip * self.grip.mu_y,
+        )
     }
 }
 
