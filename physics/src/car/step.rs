@@ -44,8 +44,11 @@ impl Car {
         self.integrate(track, dt_s);
         self.time_s += dt_s;
         self.telemetry.time_s = self.time_s;
-        // Gear requests are edges: apply each once.
-        self.controls.gear_request = GearRequest::None;
+        // Gear requests are edges: apply each once. Written only when set: the next step
+        // reads the controls back at once, and a load over a pending one-byte store waits.
+        if self.controls.gear_request != GearRequest::None {
+            self.controls.gear_request = GearRequest::None;
+        }
     }
 
     fn integrate(&mut self, track: &Track, dt: f64) {
@@ -347,6 +350,11 @@ impl Car {
         barrier: bool,
     ) {
         let st = &self.state;
+        // One body projection per step: the surface under the car here, and the lap position
+        // and barrier broad phase read the same coordinates. Made first and stored last: the
+        // result comes back through memory, and copying it right after the call would wait
+        // for the callee's stores to complete.
+        let projection = track.project_with_surface(st.position.to_array(), &mut self.body_hint);
         let rot = st.orientation.to_mat3();
         let t = &mut self.telemetry;
         t.position_m = st.position.to_array();
@@ -390,12 +398,8 @@ impl Car {
         t.controls = self.controls;
         t.drivetrain = self.drivetrain.telemetry();
         t.barrier_contact = barrier;
-        // One body projection per step: the surface under the car here, and the lap position
-        // and barrier broad phase read the same coordinates.
-        let (coord, surface) =
-            track.project_with_surface(st.position.to_array(), &mut self.body_hint);
-        t.surface = surface;
-        self.body_coord = coord;
+        t.surface = projection.1;
+        self.body_coord = projection.0;
         self.body_coord_position = st.position;
     }
 }
