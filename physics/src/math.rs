@@ -340,7 +340,9 @@ impl Quat {
         }
     }
 
-    /// Roll, pitch, yaw (Tait-Bryan z-y-x), rad.
+    /// Roll, pitch, yaw (Tait-Bryan z-y-x), rad. Inlined: the angles go straight to the
+    /// caller's record instead of through a returned array in memory.
+    #[inline]
     pub fn roll_pitch_yaw(self) -> [f64; 3] {
         let Quat { w, x, y, z } = self;
         let roll = atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y));
