@@ -101,7 +101,8 @@ impl BodyContact {
 
     /// Adds the ground's forces on the body to `force` and `torque` (world, about the centre of
     /// gravity) for the state `position`/`velocity`/`omega_world` with orientation `rot`.
-    /// `planes` and `wheel_hints` come from this step's wheel ground queries.
+    /// `plane(k)` (the ground under wheel `k`) and `wheel_hints` come from this step's wheel
+    /// ground queries.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(super) fn apply(
@@ -111,7 +112,7 @@ impl BodyContact {
         position: Vec3,
         velocity: Vec3,
         omega_world: Vec3,
-        planes: &[GroundPlane; 4],
+        plane: impl Fn(usize) -> GroundPlane,
         wheel_hints: &[TrackHint; 4],
         force: &mut Vec3,
         torque: &mut Vec3,
@@ -124,7 +125,8 @@ impl BodyContact {
         // in the same point order as before.
         let mut floor = [0.0; 4];
         let mut roof = [0.0; 4];
-        for (k, plane) in planes.iter().enumerate() {
+        for k in 0..4 {
+            let plane = plane(k);
             let normal_body = rot.transpose_mul_vec(plane.normal);
             let plane_height = plane.offset.dot(plane.normal);
             // The roof point is the floor point raised along body z.

@@ -243,24 +243,19 @@ impl Car {
             }
         }
 
-        // Body on the ground (a car off its wheels); free while it is on them.
-        let plane = |w: &WheelWork| GroundPlane {
-            offset: w.contact_offset,
-            normal: w.normal,
+        // Body on the ground (a car off its wheels); free while it is on them. The planes are
+        // read straight from the wheels' records (no gathered copy).
+        let plane = |k: usize| GroundPlane {
+            offset: work[k].contact_offset,
+            normal: work[k].normal,
         };
-        let planes = [
-            plane(&work[0]),
-            plane(&work[1]),
-            plane(&work[2]),
-            plane(&work[3]),
-        ];
         self.body_contact.apply(
             track,
             &rot,
             start_position,
             start_velocity,
             omega_w,
-            &planes,
+            plane,
             &self.wheel_hints,
             &mut force,
             &mut torque,
