@@ -182,7 +182,69 @@ impl Suspension {
             self.damping[1]
         };
         let force = c * s_dot;
+        // With c dt <= m_u / 2 the limit is at least twice |force| at every s_dot, a margin
+        // no rounding of the three products can close, so the clamp would return `force`
+        // itself (zero, infinite and NaN rates included): skip its division. That holds for
+        // every road damper at millisecond steps; stiffer ones or longer steps clamp.
+        if c * dt_s <= 0.5 * self.unsprung_mass_kg {
+            return force;
+        }
         let limit = s_dot.abs() * self.unsprung_mass_kg / dt_s;
         force.clamp(-limit, limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suspension(bump_ns_per_m: f64, rebound_ns_per_m: f64) -> Suspension {
+        Suspension {
+            preload_n: 2000.0,
+            rate: 30_000.0,
+            progression: 0.0,
+            travel_m: 0.15,
+            bump_stop_engage_m: 0.12,
+            bump_stop_rate: 200_000.0,
+            damping: [bump_ns_per_m, rebound_ns_per_m],
+            unsprung_mass_kg: 40.0,
+        }
+    }
+
+    /// The clamp written out in full, the reference for the shortcut.
+    fn clamped(s: &Suspension, s_dot: f64, dt_s: f64) -> f64 {
+        let c = s.damping[if s_dot >= 0.0 { 0 } else { 1 }];
+        let limit = s_dot.abs() * s.unsprung_mass_kg / dt_s;
+        (c * s_dot).clamp(-limit, limit)
+    }
+
+    #[test]
+    fn damper_shortcut_matches_the_full_clamp_bit_for_bit() {
+        // Soft dampers at 1 and 2 ms take the shortcut (c dt <= m_u / 2); a stiff one at a
+        // long step clamps. Rates from subnormal to huge, both signs, and zero.
+        let cases = [
+            (3000.0, 5000.0, 0.001),
+            (9000.0, 12_000.0, 0.002),
+            (20_000.0, 30_000.0, 0.005),
+        ];
+        let mut rates = vec![0.0, -0.0, 5e-324, -5e-324, 1e-310, f64::MAX, -f64::MAX];
+        for k in -30..=30 {
+            rates.push(1.7f64.powi(k));
+            rates.push(-(1.3f64.powi(k)));
+        }
+        for (bump, rebound, dt_s) in cases {
+            let s = suspension(bump, rebound);
+            for &s_dot in &rates {
+                let ours = s.damper_force(s_dot, dt_s);
+                assert_eq!(
+                    ours.to_bits(),
+                    clamped(&s, s_dot, dt_s).to_bits(),
+                    "{s_dot} at {dt_s}"
+                );
+            }
+        }
+        // The stiff case really clamps: the damper at most stops the wheel in one step.
+        let stiff = suspension(20_000.0, 30_000.0);
+        assert_eq!(stiff.damper_force(1.0, 0.005), 40.0 / 0.005);
     }
 }

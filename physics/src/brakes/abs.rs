@@ -106,15 +106,26 @@ impl Abs {
         if !self.enabled {
             return self.factor;
         }
-        let decel = if self.last_speed_mps >= 0.0 {
-            ((self.last_speed_mps - speed_mps) / dt_s).max(0.0)
+        let last_speed_mps = self.last_speed_mps;
+        self.last_speed_mps = speed_mps;
+        let active = speed_mps > ABS_CUT_OUT_MPS;
+        let max_change = MAX_FACTOR_RATE_PER_S * dt_s;
+        if !(active && pedal_nm.iter().any(|&nm| nm > 0.0)) {
+            // No wheel under control (the pedal off, nearly every step of a drive): every
+            // factor recovers towards 1 with its trim cleared, as in the loop below, without
+            // the controller's divisions.
+            self.slip_rate_trim = [0.0; 4];
+            for factor in &mut self.factor {
+                *factor += (1.0 - *factor).clamp(-max_change, max_change);
+            }
+            return self.factor;
+        }
+        let decel = if last_speed_mps >= 0.0 {
+            ((last_speed_mps - speed_mps) / dt_s).max(0.0)
         } else {
             0.0
         };
-        self.last_speed_mps = speed_mps;
-        let active = speed_mps > ABS_CUT_OUT_MPS;
         let bandwidth = MAX_BANDWIDTH_PER_S.min(speed_mps / (2.0 * self.sigma_long_m));
-        let max_change = MAX_FACTOR_RATE_PER_S * dt_s;
         for i in 0..4 {
             let w = &wheels[i];
             let wanted = if active && w.in_contact && pedal_nm[i] > 0.0 && w.radius_m > 0.0 {

@@ -101,7 +101,8 @@ impl BodyContact {
 
     /// Adds the ground's forces on the body to `force` and `torque` (world, about the centre of
     /// gravity) for the state `position`/`velocity`/`omega_world` with orientation `rot`.
-    /// `planes` and `wheel_hints` come from this step's wheel ground queries.
+    /// `plane(k)` (the ground under wheel `k`) and `wheel_hints` come from this step's wheel
+    /// ground queries.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(super) fn apply(
@@ -111,7 +112,7 @@ impl BodyContact {
         position: Vec3,
         velocity: Vec3,
         omega_world: Vec3,
-        planes: &[GroundPlane; 4],
+        plane: impl Fn(usize) -> GroundPlane,
         wheel_hints: &[TrackHint; 4],
         force: &mut Vec3,
         torque: &mut Vec3,
@@ -119,14 +120,21 @@ impl BodyContact {
         self.depth_m = 0.0;
         self.energy_j = 0.0;
         // Broad phase: the floor and roof points over each wheel against the tangent plane
-        // under it, with the plane normal in body axes (one rotation per wheel).
-        for (k, plane) in planes.iter().enumerate() {
+        // under it, with the plane normal in body axes (one rotation per wheel). All heights
+        // first (straight-line arithmetic the compiler can pair up), then the narrow phase
+        // in the same point order as before.
+        let mut floor = [0.0; 4];
+        let mut roof = [0.0; 4];
+        for k in 0..4 {
+            let plane = plane(k);
             let normal_body = rot.transpose_mul_vec(plane.normal);
             let plane_height = plane.offset.dot(plane.normal);
             // The roof point is the floor point raised along body z.
-            let floor = self.points[k].dot(normal_body) - plane_height;
-            let roof = floor + self.roof_above_floor_m * normal_body.z;
-            for (i, height) in [(k, floor), (k + 4, roof)] {
+            floor[k] = self.points[k].dot(normal_body) - plane_height;
+            roof[k] = floor[k] + self.roof_above_floor_m * normal_body.z;
+        }
+        for k in 0..4 {
+            for (i, height) in [(k, floor[k]), (k + 4, roof[k])] {
                 if height > MARGIN_M {
                     continue;
                 }

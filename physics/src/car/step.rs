@@ -44,13 +44,18 @@ impl Car {
         self.integrate(track, dt_s);
         self.time_s += dt_s;
         self.telemetry.time_s = self.time_s;
-        // Gear requests are edges: apply each once.
-        self.controls.gear_request = GearRequest::None;
+        // Gear requests are edges: apply each once. Written only when set: the next step
+        // reads the controls back at once, and a load over a pending one-byte store waits.
+        if self.controls.gear_request != GearRequest::None {
+            self.controls.gear_request = GearRequest::None;
+        }
     }
 
     fn integrate(&mut self, track: &Track, dt: f64) {
         let controls = self.controls;
-        let st = self.state;
+        // The start-of-step state, read in place (no copy): nothing writes `self.state` until
+        // the drivetrain has run, and from then on each field is read before it is written.
+        let st = &self.state;
         let rot = st.orientation.to_mat3();
         let xb = rot.column(0);
         let yb = rot.column(1);
@@ -62,11 +67,12 @@ impl Car {
             .update_front_angles(rim, &mut self.front_angles);
         let [front_l, front_r] = self.front_angles.sin_cos;
         let steer_sin_cos = [front_l, front_r, (0.0, 1.0), (0.0, 1.0)];
+        let speed = st.velocity.length();
         let brake_nm = self.brakes.step(
             controls.brake,
             controls.handbrake,
             &self.telemetry.wheels,
-            st.velocity.length(),
+            speed,
             dt,
         );
 
@@ -186,11 +192,17 @@ impl Car {
 
         let new_omega = self.drivetrain.step(&controls, &spin, dt);
 
+        // `self.state` becomes the new state from here on, field by field; what a fault must
+        // restore is kept aside.
+        let start_position = self.state.position;
+        let start_orientation = self.state.orientation;
+        let start_travel = self.state.travel;
+        let start_velocity = self.state.velocity;
+
         // Forces on the chassis and the unsprung masses.
         let mut force = Vec3::ZERO;
         let mut torque = Vec3::ZERO;
         let mut wheel_accel = [0.0; 4];
-        // `self.state` becomes the new state from here on (`st` keeps the old one).
         let gravity_z = GRAVITY.dot(zb);
         for i in 0..4 {
             let w = &mut work[i];
@@ -199,9 +211,10 @@ impl Car {
             } else {
                 0.0
             };
+            let omega0 = self.state.wheel_omega[i];
             self.state.wheel_omega[i] = omega1;
             if w.load > 0.0 {
-                w.forces.fx += w.dfx_domega * (omega1 - st.wheel_omega[i]);
+                w.forces.fx += w.dfx_domega * (omega1 - omega0);
                 self.state.slip[i].commit(&self.tyre, &w.slip, w.vx, omega1, w.radius, dt);
             } else {
                 self.state.slip[i] = Default::default();
@@ -219,8 +232,8 @@ impl Car {
             // wheel's reaction is discarded at the limit).
             let held = along_z + self.corners[i].suspension.unsprung_mass_kg * gravity_z;
             let travel_max = self.corners[i].suspension.travel_m;
-            if (st.travel[i] >= travel_max && held > w.suspension_force)
-                || (st.travel[i] <= 0.0 && held < w.suspension_force)
+            if (start_travel[i] >= travel_max && held > w.suspension_force)
+                || (start_travel[i] <= 0.0 && held < w.suspension_force)
             {
                 w.suspension_force = held;
                 w.at_limit = true;
@@ -234,10 +247,9 @@ impl Car {
         }
 
         // Aerodynamics: drag at the centre of gravity, downforce at the axles.
-        let speed = st.velocity.length();
         if speed > 1e-6 {
-            force += st.velocity * (-self.aero.drag_n(speed) / speed);
-            let [df_front, df_rear] = self.aero.downforce_n(st.velocity.dot(xb));
+            force += start_velocity * (-self.aero.drag_n(speed) / speed);
+            let [df_front, df_rear] = self.aero.downforce_n(start_velocity.dot(xb));
             for (axle_x, df) in self.aero_axles_x_m.iter().zip([df_front, df_rear]) {
                 force += zb * -df;
                 // (xb axle_x) x (-zb df) = yb axle_x df: the axles lie on the body's x axis.
@@ -245,24 +257,19 @@ impl Car {
             }
         }
 
-        // Body on the ground (a car off its wheels); free while it is on them.
-        let plane = |w: &WheelWork| GroundPlane {
-            offset: w.contact_offset,
-            normal: w.normal,
+        // Body on the ground (a car off its wheels); free while it is on them. The planes are
+        // read straight from the wheels' records (no gathered copy).
+        let plane = |k: usize| GroundPlane {
+            offset: work[k].contact_offset,
+            normal: work[k].normal,
         };
-        let planes = [
-            plane(&work[0]),
-            plane(&work[1]),
-            plane(&work[2]),
-            plane(&work[3]),
-        ];
         self.body_contact.apply(
             track,
             &rot,
-            st.position,
-            st.velocity,
+            start_position,
+            start_velocity,
             omega_w,
-            &planes,
+            plane,
             &self.wheel_hints,
             &mut force,
             &mut torque,
@@ -281,7 +288,7 @@ impl Car {
         let gyro = w_body.cross(self.inertia.mul_vec(w_body));
         let alpha_body = self.inverse_inertia.mul_vec(tau_body - gyro);
 
-        self.state.velocity = st.velocity + accel * dt;
+        self.state.velocity = start_velocity + accel * dt;
         self.state.angular_velocity_body = w_body + alpha_body * dt;
         for (v, a) in self
             .state
@@ -295,9 +302,8 @@ impl Car {
         // From the barrier-corrected position (the new state started at `st`): a penetration push
         // must not be overwritten, or a car scraping a narrowing barrier ends up beyond it.
         self.state.position += self.state.velocity * dt;
-        self.state.orientation = st
-            .orientation
-            .integrate_body_rate(self.state.angular_velocity_body, dt);
+        self.state.orientation =
+            start_orientation.integrate_body_rate(self.state.angular_velocity_body, dt);
 
         // Travel from the unsprung masses' motion relative to the body; hard limits carry
         // the wheel with the body.
@@ -308,12 +314,12 @@ impl Car {
             let d = corner.droop_position;
             let body_z = v_z1 + (w_body1.x * d.y - w_body1.y * d.x);
             let s_dot = self.state.wheel_vertical_velocity[i] - body_z;
-            let s = st.travel[i] + s_dot * dt;
+            let s = start_travel[i] + s_dot * dt;
             let travel_max = corner.suspension.travel_m;
             if w.at_limit {
                 // Held by the limit: stays there, moving with the body (else it drifts off the
-                // limit by micrometres and back, a two-step ripple of the body).
-                self.state.travel[i] = st.travel[i];
+                // limit by micrometres and back, a two-step ripple of the body): its travel
+                // is left as it was.
                 self.state.wheel_vertical_velocity[i] = body_z;
             } else if s < 0.0 {
                 self.state.travel[i] = 0.0;
@@ -334,7 +340,9 @@ impl Car {
                 wheel_vertical_velocity: [0.0; 4],
                 wheel_omega: [0.0; 4],
                 slip: Default::default(),
-                ..st
+                position: start_position,
+                orientation: start_orientation,
+                travel: start_travel,
             };
             self.telemetry = Default::default();
             self.refresh_track_coord(track);
@@ -351,6 +359,11 @@ impl Car {
         barrier: bool,
     ) {
         let st = &self.state;
+        // One body projection per step: the surface under the car here, and the lap position
+        // and barrier broad phase read the same coordinates. Made first and stored last: the
+        // result comes back through memory, and copying it right after the call would wait
+        // for the callee's stores to complete.
+        let projection = track.project_with_surface(st.position.to_array(), &mut self.body_hint);
         let rot = st.orientation.to_mat3();
         let t = &mut self.telemetry;
         t.position_m = st.position.to_array();
@@ -394,34 +407,38 @@ impl Car {
         t.controls = self.controls;
         t.drivetrain = self.drivetrain.telemetry();
         t.barrier_contact = barrier;
-        // One body projection per step: the surface under the car here, and the lap position
-        // and barrier broad phase read the same coordinates.
-        let (coord, surface) =
-            track.project_with_surface(st.position.to_array(), &mut self.body_hint);
-        t.surface = surface;
-        self.body_coord = coord;
+        t.surface = projection.1;
+        self.body_coord = projection.0;
         self.body_coord_position = st.position;
     }
 }
 
 fn state_is_finite(s: &CarState) -> bool {
     // x * 0 is (+-)0 for every finite x and NaN for an infinite or NaN one, so the sum of
-    // those products is zero exactly when every component is finite: a multiply and an add
-    // per component instead of a test and a branch.
-    let vector = |v: Vec3| v.x * 0.0 + v.y * 0.0 + v.z * 0.0;
-    let q = s.orientation;
-    let mut sum = vector(s.position)
-        + vector(s.velocity)
-        + vector(s.angular_velocity_body)
-        + (q.w * 0.0 + q.x * 0.0 + q.y * 0.0 + q.z * 0.0);
-    for i in 0..4 {
-        sum += s.travel[i] * 0.0
+    // those products is zero exactly when every component is finite, whatever the order of
+    // the additions: a multiply and an add per component instead of a test and a branch,
+    // summed in four independent lanes (one per wheel) so that the adds are not one long chain
+    // of dependent operations.
+    let (p, v, w, q) = (
+        s.position,
+        s.velocity,
+        s.angular_velocity_body,
+        s.orientation,
+    );
+    let mut lanes = [
+        p.x * 0.0 + v.x * 0.0 + w.x * 0.0 + q.w * 0.0,
+        p.y * 0.0 + v.y * 0.0 + w.y * 0.0 + q.x * 0.0,
+        p.z * 0.0 + v.z * 0.0 + w.z * 0.0 + q.y * 0.0,
+        q.z * 0.0,
+    ];
+    for (i, lane) in lanes.iter_mut().enumerate() {
+        *lane += s.travel[i] * 0.0
             + s.wheel_vertical_velocity[i] * 0.0
             + s.wheel_omega[i] * 0.0
             + s.slip[i].u_x * 0.0
             + s.slip[i].u_y * 0.0;
     }
-    sum == 0.0
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) == 0.0
 }
 
 #[cfg(test)]

@@ -415,9 +415,12 @@ impl Drivetrain {
 
     /// Replaces non-finite results (only possible from non-finite inputs) with rest.
     fn guard_finite(&mut self, out: &mut [f64; 4]) {
-        let finite = self.engine.omega_radps.is_finite()
-            && out.iter().all(|v| v.is_finite())
-            && self.drive_torque_nm.iter().all(|v| v.is_finite());
+        // x * 0 is (+-)0 for a finite x and NaN otherwise: the sum is zero exactly when all
+        // nine values are finite (in any order), with no test and branch per value.
+        let d = &self.drive_torque_nm;
+        let lanes = [0, 1, 2, 3].map(|w| out[w] * 0.0 + d[w] * 0.0);
+        let finite =
+            self.engine.omega_radps * 0.0 + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) == 0.0;
         if !finite {
             *out = out.map(|v| if v.is_finite() { v } else { 0.0 });
             self.drive_torque_nm = [0.0; 4];
