@@ -21,7 +21,7 @@ use std::sync::Arc;
 use rig_config::realtime::LoopConfig;
 use rig_protocols::Frame;
 
-use super::clock::{now_ns, sleep_until_ns, wait_until_ns};
+use super::clock::{first_deadline_ns, now_ns, sleep_until_ns, wait_until_ns};
 use super::health::{HealthRecorder, HealthTotals};
 use super::player_input::PlayerInput;
 use super::simulation::Simulation;
@@ -292,7 +292,7 @@ impl RtLoop {
         let period = self.timing.period_ns;
         let start = now_ns();
         let stall_at = self.timing.stall_after_ns.map(|after| start + after);
-        let mut deadline = (start / period + 1) * period;
+        let mut deadline = first_deadline_ns(start, period);
         while self.shared.command() == Command::Run {
             if stall_at.is_some_and(|at| deadline >= at) {
                 // Test hook: stop ticking but stay responsive to exit requests.
