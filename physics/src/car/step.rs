@@ -15,6 +15,11 @@ use crate::tyre::SlipPrediction;
 
 const GRAVITY: Vec3 = Vec3::new(0.0, 0.0, -GRAVITY_MPS2);
 
+/// Per wheel (FL FR RL RR), the sign the tyre's side slip, lateral force and aligning moment
+/// take through its mounting: right-side tyres are mounted mirrored, so their ply-steer and
+/// conicity offsets cancel the left side's and a straight car runs straight.
+const MOUNT_MIRROR: [f64; 4] = [1.0, -1.0, 1.0, -1.0];
+
 /// Per-wheel intermediate results of one step (stack only).
 #[derive(Clone, Copy, Default)]
 struct WheelWork {
@@ -155,11 +160,8 @@ impl Car {
                 let pred =
                     st.slip[i].predict(&self.tyre, w.vx, w.vy, st.wheel_omega[i], w.radius, dt);
                 w.slip = pred;
-                // Right-side tyres are mounted mirrored: their ply-steer and conicity offsets
-                // cancel the left side's, so a straight car runs straight.
-                let mirror = if i % 2 == 1 { -1.0 } else { 1.0 };
                 kappa[i] = pred.kappa_at_omega0;
-                tan_alpha[i] = mirror * pred.alpha;
+                tan_alpha[i] = MOUNT_MIRROR[i] * pred.alpha;
                 loads[i] = w.load;
             }
         }
@@ -171,11 +173,10 @@ impl Car {
             let mut road_torque = 0.0;
             let mut slope = 0.0;
             if w.load > 0.0 {
-                let mirror = if i % 2 == 1 { -1.0 } else { 1.0 };
                 w.alpha = math::atan(w.slip.alpha);
                 w.forces = forces[i];
-                w.forces.fy *= mirror;
-                w.forces.mz *= mirror;
+                w.forces.fy *= MOUNT_MIRROR[i];
+                w.forces.mz *= MOUNT_MIRROR[i];
                 w.dfx_domega = w.forces.dfx_dkappa.max(0.0) * w.slip.dkappa_domega;
                 road_torque = -w.forces.fx * w.radius;
                 slope = -w.dfx_domega * w.radius;

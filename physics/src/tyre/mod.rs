@@ -224,13 +224,10 @@ impl Tyre {
     }
 
     /// Forces at the given slips, load (evaluated at no more than FZMAX) and surface grip.
+    /// One operating point in every lane of [`Tyre::forces4`].
     pub fn forces(&self, kappa: f64, alpha: f64, fz_n: f64, surface_grip: f64) -> TyreForces {
-        let grip = GripScale {
-            mu_x: self.grip.mu_x * surface_grip,
-            mu_y: self.grip.mu_y * surface_grip,
-        };
-        self.prepared_mf
-            .combined(kappa, alpha, fz_n.min(self.fz_max_n), grip)
+        let [forces, ..] = self.forces4([kappa; 4], [alpha; 4], [fz_n; 4], [surface_grip; 4]);
+        forces
     }
 
     /// [`Tyre::forces`] for the four wheels at once (lane i is wheel i: slip ratio, alpha*,
