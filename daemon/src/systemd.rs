@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::runtime::clock::{between_ticks_ns, now_ns, sleep_until_ns};
+use crate::runtime::clock::sleep_between_ticks;
 use crate::runtime::rt_loop::LoopShared;
 
 /// Sends notifications to the service manager.
@@ -78,7 +78,7 @@ pub struct Watchdog {
 
 impl Watchdog {
     /// Starts watching `shared.heartbeat`, checking it between the loop's ticks of
-    /// `tick_period_ns` (see [`between_ticks_ns`]).
+    /// `tick_period_ns` (see [`sleep_between_ticks`]).
     pub fn start(
         shared: Arc<LoopShared>,
         notifier: Arc<Notifier>,
@@ -99,8 +99,7 @@ impl Watchdog {
                 let mut last_pet: Option<Instant> = None;
                 let mut stalled = false;
                 while !stop_flag.load(Ordering::Relaxed) {
-                    let check_at = now_ns() + check_every.as_nanos() as u64;
-                    sleep_until_ns(between_ticks_ns(check_at, tick_period_ns));
+                    sleep_between_ticks(check_every, tick_period_ns);
                     let beat = shared.heartbeat.load(Ordering::Relaxed);
                     if beat != last_beat {
                         last_beat = beat;

@@ -1,4 +1,7 @@
-//! CLOCK_MONOTONIC in nanoseconds, absolute-deadline sleeps and the final spin.
+//! CLOCK_MONOTONIC in nanoseconds, absolute-deadline sleeps and the final spin, and where in
+//! the period things wake: the loop's deadlines half a period off the kernel's tick grid
+//! ([`first_deadline_ns`]), the other threads' timed wake-ups half a period from those
+//! ([`between_ticks_ns`], [`sleep_between_ticks`]).
 //!
 //! Deadlines are absolute (`clock_nanosleep` with TIMER_ABSTIME), so a late wake-up never
 //! shifts the following deadlines (no drift). None of these functions allocate.
@@ -55,6 +58,13 @@ pub fn first_deadline_ns(now_ns: u64, period_ns: u64) -> u64 {
 /// on a virtual machine two vCPUs waking at the same instant wait on the host together.
 pub fn between_ticks_ns(earliest_ns: u64, period_ns: u64) -> u64 {
     next_at_phase(earliest_ns, period_ns, 0)
+}
+
+/// Sleeps at least `at_least`, then on to the next instant between the loop's ticks of
+/// `period_ns` ([`between_ticks_ns`]).
+pub fn sleep_between_ticks(at_least: std::time::Duration, period_ns: u64) {
+    let earliest_ns = now_ns() + at_least.as_nanos() as u64;
+    sleep_until_ns(between_ticks_ns(earliest_ns, period_ns));
 }
 
 /// The first instant at or after `earliest_ns` that is `phase_ns` past a whole multiple of

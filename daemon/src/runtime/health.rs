@@ -19,11 +19,16 @@ const LATE_1MS_NS: u64 = 1_000_000;
 const LATE_100US_NS: u64 = 100_000;
 const WINDOW_NS: u64 = 1_000_000_000;
 
-/// The tick rate for people to read: "-" until the loop's first one-second window closes
-/// (a loop that has just started or been reloaded has not measured a rate yet, and "0 Hz"
+/// Whether `health` holds a measurement: false until the loop's first one-second window
+/// closes (a loop that has just started or been reloaded has no rate yet, and its "0 Hz"
 /// would read as stalled).
+pub fn first_window_closed(health: &LoopHealth) -> bool {
+    health.tick_rate_hz > 0.0
+}
+
+/// The tick rate for people to read: "-" until [`first_window_closed`].
 pub fn tick_rate_text(health: &LoopHealth) -> String {
-    if health.tick_rate_hz > 0.0 {
+    if first_window_closed(health) {
         format!("{:.0}", health.tick_rate_hz)
     } else {
         "-".to_string()

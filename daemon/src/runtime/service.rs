@@ -238,7 +238,7 @@ fn wait_for_ticks(shared: &LoopShared, ticks: u64, timeout: Duration) -> bool {
 
 fn status_text(frame: &Frame) -> String {
     let h = &frame.health;
-    if h.tick_rate_hz <= 0.0 {
+    if !super::health::first_window_closed(h) {
         return format!(
             "loop started, {} ticks, first one-second measurement still running",
             h.ticks

@@ -19,7 +19,7 @@ use rig_protocols::Frame;
 use super::backoff::WarnBackoff;
 use super::mmsg::send_each;
 use super::stats::TelemetryStats;
-use crate::runtime::clock::{between_ticks_ns, now_ns, sleep_until_ns};
+use crate::runtime::clock::sleep_between_ticks;
 
 /// Shortest sleep once the channel ran dry. With a 1 kHz output the sender wakes this often
 /// and sends the two due frames as one batch; rates stay exact (frames queue meanwhile).
@@ -214,7 +214,7 @@ pub fn sleep_after(outputs: &[Output], newest_s: Option<f64>) -> Duration {
 /// Runs until the RT side drops its end of `frames`: takes up to [`BATCH_FRAMES`] waiting
 /// frames, sends what is due, and once the channel ran dry sleeps until the next packet is
 /// due ([`sleep_after`]), waking half a tick period (`tick_period_ns`) away from the loop's
-/// deadlines ([`between_ticks_ns`]).
+/// deadlines ([`sleep_between_ticks`]).
 pub fn run(
     frames: Receiver<Frame>,
     mut outputs: Vec<Output>,
@@ -249,8 +249,7 @@ pub fn run(
             newest_s = Some(last.car.time_s);
         }
         if taken < BATCH_FRAMES {
-            let wait_ns = sleep_after(&outputs, newest_s).as_nanos() as u64;
-            sleep_until_ns(between_ticks_ns(now_ns() + wait_ns, tick_period_ns));
+            sleep_between_ticks(sleep_after(&outputs, newest_s), tick_period_ns);
         }
     }
 }
