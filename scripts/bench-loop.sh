@@ -15,56 +15,15 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 rounds="${2:-1}"
 robots="${3:-0}"
-core=$(( $(nproc) - 1 ))
-priority=80
-interval_us=1000
-
-command -v cyclictest >/dev/null || {
-    echo "bench-loop: installing rt-tests (cyclictest)" >&2
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get install -y -qq --no-install-recommends rt-tests >/dev/null
-}
+# shellcheck source=scripts/bench-loop-common.sh
+. scripts/bench-loop-common.sh
 # RIGD_BIN=path skips the build and uses that binary.
 bin="${RIGD_BIN:-target/release/rigd}"
 [ -n "${RIGD_BIN:-}" ] || cargo build --release --quiet -p rigd
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-cat > "$tmp/bench.toml" <<TOML
-[sim]
-robots = $robots
-[loop]
-rate_hz = $(( 1000000 / interval_us ))
-core = $core
-priority = $priority
-lock_memory = true
-spin_us = ${SPIN_US:-0}
-pm_qos = "dma-latency"
-pm_qos_latency_us = 0
-TOML
+write_loop_config "$tmp/bench.toml" "$robots" "${SPIN_US:-0}"
 
-# cyclictest histogram (1 us buckets up to 20 ms) -> the same numbers rigd prints.
-cyclictest_stats() {
-    awk '
-        /^[0-9]+[ \t]+[0-9]+/ { n = $1 + 0; c = $2 + 0; count[n] += c; total += c; if (c > 0 && n > maxb) maxb = n; next }
-        /# Max Latencies/ { max = $4 + 0 }
-        /# Histogram Overflows/ { over = $4 + 0 }
-        END {
-            total += over
-            split("50 99 99.9", ps, " ")
-            for (i = 1; i <= 3; i++) {
-                rank = int((ps[i] / 100.0) * total); if (rank < (ps[i] / 100.0) * total) rank++; if (rank < 1) rank = 1
-                seen = 0; val[i] = max
-                for (b = 0; b <= maxb; b++) { seen += count[b]; if (seen >= rank) { val[i] = b + 1; break } }
-            }
-            for (b = 0; b <= maxb; b++) { if (b >= 100) l100 += count[b]; if (b >= 250) l250 += count[b]; if (b >= 1000) l1000 += count[b] }
-            l100 += over; l250 += over; l1000 += over
-            printf "samples %d p50 %d p99 %d p99.9 %d max %d late>100us %d late>250us %d late>1ms %d\n", total, val[1], val[2], val[3], max, l100, l250, l1000
-        }'
-}
-
-run_cyclictest() {
-    cyclictest -q -m --policy=fifo -p "$priority" -a "$core" -i "$interval_us" -D "${seconds}s" -h 20000 | cyclictest_stats
-}
 run_rigd() {
     "$bin" --config "$tmp/bench.toml" bench loop --seconds "$seconds" 2>"$tmp/rigd.err"
 }
@@ -78,9 +37,9 @@ late_sum_cyclictest=0
 for round in $(seq 1 "$rounds"); do
     # Alternate which one runs first, so slow drifts of the host's load hit both alike.
     if (( round % 2 == 1 )); then
-        ct="$(run_cyclictest)"; rg="$(run_rigd)" || { cat "$tmp/rigd.err" >&2; exit 1; }
+        ct="$(run_cyclictest "$seconds")"; rg="$(run_rigd)" || { cat "$tmp/rigd.err" >&2; exit 1; }
     else
-        rg="$(run_rigd)" || { cat "$tmp/rigd.err" >&2; exit 1; }; ct="$(run_cyclictest)"
+        rg="$(run_rigd)" || { cat "$tmp/rigd.err" >&2; exit 1; }; ct="$(run_cyclictest "$seconds")"
     fi
     grep -q "not granted" "$tmp/rigd.err" && cat "$tmp/rigd.err" >&2
     rg_wake="$(echo "$rg" | grep '^wake latency')"
