@@ -61,10 +61,12 @@ pub fn between_ticks_ns(earliest_ns: u64, period_ns: u64) -> u64 {
 }
 
 /// Sleeps at least `at_least`, then on to the next instant between the loop's ticks of
-/// `period_ns` ([`between_ticks_ns`]).
-pub fn sleep_between_ticks(at_least: std::time::Duration, period_ns: u64) {
+/// `period_ns` ([`between_ticks_ns`]); returns that instant.
+pub fn sleep_between_ticks(at_least: std::time::Duration, period_ns: u64) -> u64 {
     let earliest_ns = now_ns() + at_least.as_nanos() as u64;
-    sleep_until_ns(between_ticks_ns(earliest_ns, period_ns));
+    let instant_ns = between_ticks_ns(earliest_ns, period_ns);
+    sleep_until_ns(instant_ns);
+    instant_ns
 }
 
 /// The first instant at or after `earliest_ns` that is `phase_ns` past a whole multiple of
