@@ -19,6 +19,19 @@ pub enum PmQos {
     RtCore,
 }
 
+/// Where the telemetry sender thread runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TelemetrySenderCore {
+    /// On the physics core, in the loop's idle time: it wakes half a period after a deadline
+    /// and starts no send later than 0.3 periods after that, so it is done before the next
+    /// deadline, and the other cores see no wake-up of rigd's for telemetry. Measured on a
+    /// 2-vCPU VM: better in some series, worse in others (docs/BENCHMARKS.md, session 5).
+    RtCore,
+    /// On every core but the physics core (the default).
+    OtherCores,
+}
+
 /// The `[loop]` section.
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -49,6 +62,9 @@ pub struct LoopConfig {
     /// The systemd watchdog is no longer petted when the tick counter has not advanced for
     /// this long, milliseconds.
     pub stall_timeout_ms: u32,
+    /// Where the telemetry sender thread runs: `other-cores` (the default) or `rt-core` (in
+    /// the loop's idle time between ticks).
+    pub telemetry_sender_core: TelemetrySenderCore,
 }
 
 impl Default for LoopConfig {
@@ -64,6 +80,7 @@ impl Default for LoopConfig {
             pm_qos_latency_us: 0,
             fault_after_missed_ticks: 20,
             stall_timeout_ms: 250,
+            telemetry_sender_core: TelemetrySenderCore::OtherCores,
         }
     }
 }

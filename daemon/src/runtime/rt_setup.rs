@@ -105,8 +105,11 @@ pub fn pin_current_thread(core: usize) -> Result<(), NotGranted> {
 
 /// Keeps the calling thread, and every thread it spawns afterwards, off the RT core: they may
 /// run on any other online core. Called on the main thread before anything else is spawned,
-/// so telemetry, input, display and tokio threads never share the RT core (on a kernel without
-/// full preemption a system call in progress there delays the RT wake-up until it returns).
+/// so input, display and tokio threads never share the RT core (on a kernel without full
+/// preemption a system call in progress there delays the RT wake-up until it returns). The
+/// one exception is the telemetry sender with `telemetry_sender_core = "rt-core"`, which moves
+/// itself onto the RT core and paces its sends into the loop's idle time
+/// (`telemetry_out::sender::SlackPacer`).
 /// On a single-core machine this does nothing.
 pub fn keep_off_core(rt_core: usize) -> Result<(), NotGranted> {
     let Some(cores) = cores_other_than(rt_core) else {

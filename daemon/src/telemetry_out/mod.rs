@@ -9,6 +9,11 @@
 //! reload's new sender continues the counters of every destination it keeps (same format and
 //! address); the others start at zero.
 //!
+//! Placement ([`SenderPlacement`], `[loop] telemetry_sender_core`): by default the sender
+//! thread runs off the physics core; with `rt-core` it shares the physics core, paced into
+//! the loop's idle time between ticks ([`sender::SlackPacer`]), so rigd wakes no other core
+//! for telemetry.
+//!
 //! Lifetime: dropping the stage disconnects the channel; the sender thread then exits and
 //! closes its sockets (no join needed on the RT thread).
 
@@ -22,7 +27,7 @@ pub mod stats;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
 use std::sync::{Arc, Mutex};
 
-use rig_config::realtime::LoopConfig;
+use rig_config::realtime::{LoopConfig, TelemetrySenderCore};
 use rig_config::telemetry::{effective_outputs, TelemetryOutput};
 use rig_config::Config;
 
@@ -122,18 +127,44 @@ fn open_socket(addr: SocketAddr, multicast_ttl: u32) -> Result<UdpSocket, Teleme
 pub fn start(
     outputs: &[TelemetryOutput],
 ) -> Result<(TelemetryStage, TelemetryHandle), TelemetryError> {
-    start_continuing(outputs, None, LoopConfig::default().period_ns())
+    let placement = SenderPlacement {
+        tick_period_ns: LoopConfig::default().period_ns(),
+        rt_core: None,
+    };
+    start_continuing(outputs, None, placement)
+}
+
+/// Where the sender thread runs beside the loop.
+#[derive(Debug, Clone, Copy)]
+pub struct SenderPlacement {
+    /// The loop's tick period: the sender wakes half of it away from the loop's deadlines.
+    pub tick_period_ns: u64,
+    /// The physics core, when the sender shares it (in the loop's idle time, see
+    /// [`sender::SlackPacer`]); `None`: the cores the spawning thread may use.
+    pub rt_core: Option<usize>,
+}
+
+impl SenderPlacement {
+    /// The placement `[loop]` asks for.
+    pub fn for_loop(config: &LoopConfig) -> SenderPlacement {
+        SenderPlacement {
+            tick_period_ns: config.period_ns(),
+            rt_core: match config.telemetry_sender_core {
+                TelemetrySenderCore::RtCore => Some(crate::runtime::rt_setup::rt_core(config)),
+                TelemetrySenderCore::OtherCores => None,
+            },
+        }
+    }
 }
 
 /// [`start`] in place of the sender whose counters are `previous` (a reload): each destination
 /// with the same format and address as one of `previous` continues its counters (each
 /// previous destination at most once, in order, so a destination listed twice keeps two
-/// counters); the others start at zero. The sender wakes between the loop's ticks of
-/// `tick_period_ns`.
+/// counters); the others start at zero. The sender runs where `placement` says.
 pub fn start_continuing(
     outputs: &[TelemetryOutput],
     previous: Option<&TelemetryStats>,
-    tick_period_ns: u64,
+    placement: SenderPlacement,
 ) -> Result<(TelemetryStage, TelemetryHandle), TelemetryError> {
     let previous = previous.map_or(&[][..], |stats| &stats.destinations[..]);
     let mut continued = vec![false; previous.len()];
@@ -176,12 +207,34 @@ pub fn start_continuing(
     let sender_stats = Arc::clone(&stats);
     let thread = std::thread::Builder::new()
         .name("rigd-telemetry".into())
-        .spawn(move || sender::run(rx, runtime_outputs, sender_stats, tick_period_ns))
+        .spawn(move || {
+            let shares_rt_core = placement.rt_core.is_some_and(move_onto_rt_core);
+            let pacer = sender::SlackPacer::new(placement.tick_period_ns, shares_rt_core);
+            sender::run(rx, runtime_outputs, sender_stats, pacer)
+        })
         .map_err(TelemetryError::Thread)?;
     Ok((
         TelemetryStage::new(tx, Arc::clone(&stats)),
         TelemetryHandle { stats, thread },
     ))
+}
+
+/// Pins the calling (sender) thread to the physics core `core`; true when it now runs there.
+/// When the kernel refuses (a cpuset without that core), it warns once and stays where it is.
+fn move_onto_rt_core(core: usize) -> bool {
+    match crate::runtime::rt_setup::pin_current_thread(core) {
+        Ok(()) => true,
+        Err(refused) => {
+            tracing::warn!(
+                "telemetry: the sender cannot share the physics core: {} ({}); it runs on the \
+                 other cores instead (set `[loop] telemetry_sender_core = \"other-cores\"` to \
+                 ask for that)",
+                refused.what,
+                refused.error
+            );
+            false
+        }
+    }
 }
 
 /// The counters of the telemetry sender the daemon runs now (set by [`stages`]).
@@ -219,8 +272,11 @@ pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> 
     let mut current = CURRENT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (stage, handle) =
-        start_continuing(&outputs, current.as_deref(), config.realtime.period_ns())?;
+    let (stage, handle) = start_continuing(
+        &outputs,
+        current.as_deref(),
+        SenderPlacement::for_loop(&config.realtime),
+    )?;
     *current = Some(handle.stats());
     drop(current);
     // The thread ends by itself when the stage is dropped; the handle is not needed for that.
@@ -232,6 +288,11 @@ pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> 
 mod tests {
     use super::*;
     use rig_protocols::telemetry::Format;
+
+    const OFF_RT_CORE: SenderPlacement = SenderPlacement {
+        tick_period_ns: 1_000_000,
+        rt_core: None,
+    };
 
     fn native_to(destinations: &[SocketAddr]) -> TelemetryOutput {
         let mut output = TelemetryOutput::default_native();
@@ -266,7 +327,7 @@ mod tests {
         let (stage, handle) = start_continuing(
             &[native_to(&[twice, twice, added])],
             Some(&previous),
-            1_000_000,
+            OFF_RT_CORE,
         )
         .unwrap();
         let snapshot = handle.snapshot();
@@ -295,7 +356,7 @@ mod tests {
         )]);
         previous.destinations[0].record_sent();
         let (stage, handle) =
-            start_continuing(&[native_to(&[address])], Some(&previous), 1_000_000).unwrap();
+            start_continuing(&[native_to(&[address])], Some(&previous), OFF_RT_CORE).unwrap();
         assert_eq!(handle.snapshot().destinations[0].sent, 0);
         drop(stage);
         handle.join();

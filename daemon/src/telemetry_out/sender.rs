@@ -6,7 +6,9 @@
 //! `EAGAIN`/`ENOBUFS` counted like any other error); errors are counted per destination and
 //! logged per destination with the count since the last warning, at once and then ever
 //! further apart while they last ([`WarnBackoff`]: 10 s, 20 s, 40 s ... up to 10 min); the
-//! thread ends when the stage (the channel's sender) is dropped.
+//! thread ends when the stage (the channel's sender) is dropped. On the physics core
+//! ([`SlackPacer`]) a send starts only in the loop's idle time, early enough to end before the
+//! next deadline.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::Arc;
@@ -19,7 +21,7 @@ use rig_protocols::Frame;
 use super::backoff::WarnBackoff;
 use super::mmsg::send_each;
 use super::stats::TelemetryStats;
-use crate::runtime::clock::sleep_between_ticks;
+use crate::runtime::clock::{now_ns, sleep_between_ticks};
 
 /// Shortest sleep once the channel ran dry. With a 1 kHz output the sender wakes this often
 /// and sends the two due frames as one batch; rates stay exact (frames queue meanwhile).
@@ -113,6 +115,58 @@ impl Destination {
     }
 }
 
+/// Keeps the sender inside the loop's idle time when it shares the physics core. It wakes on
+/// the instants between ticks, half a period after a deadline and half a period before the
+/// next ([`crate::runtime::clock::between_ticks_ns`]); a send (one `sendmmsg` of at most
+/// [`BATCH_FRAMES`] packets to one destination, tens of microseconds) may start until
+/// [`SLACK_FRACTION_TENTHS`] tenths of a period after that instant, later ones wait for the
+/// next. A loop tick that overruns into that time simply runs first: the loop thread is
+/// SCHED_FIFO and the sender is not.
+#[derive(Debug)]
+pub struct SlackPacer {
+    period_ns: u64,
+    shares_rt_core: bool,
+    slack_end_ns: u64,
+}
+
+/// How far into a period after the between-ticks instant a send may start, tenths (0.3 ms
+/// at 1 kHz: 0.2 ms stay before the next deadline for the send itself).
+pub const SLACK_FRACTION_TENTHS: u64 = 3;
+
+impl SlackPacer {
+    /// A pacer for a loop of `period_ns`; it only holds sends back when `shares_rt_core`.
+    pub fn new(period_ns: u64, shares_rt_core: bool) -> SlackPacer {
+        SlackPacer {
+            period_ns,
+            shares_rt_core,
+            slack_end_ns: 0,
+        }
+    }
+
+    /// The last instant a send may start after the sender woke at `between_ticks_ns`.
+    pub fn slack_end_ns(between_ticks_ns: u64, period_ns: u64) -> u64 {
+        between_ticks_ns + period_ns * SLACK_FRACTION_TENTHS / 10
+    }
+
+    /// Call before each send: on the physics core and past the slack, sleeps to the next
+    /// instant between ticks.
+    pub fn before_send(&mut self) {
+        if self.shares_rt_core && now_ns() >= self.slack_end_ns {
+            self.woke_at(sleep_between_ticks(Duration::ZERO, self.period_ns));
+        }
+    }
+
+    /// The sender woke at the between-ticks instant `between_ticks_ns`.
+    pub fn woke_at(&mut self, between_ticks_ns: u64) {
+        self.slack_end_ns = Self::slack_end_ns(between_ticks_ns, self.period_ns);
+    }
+
+    /// The last instant a send may start now.
+    pub fn slack_end(&self) -> u64 {
+        self.slack_end_ns
+    }
+}
+
 /// Frames taken from the channel per batch (and so packets per `sendmmsg` per destination).
 pub const BATCH_FRAMES: usize = super::mmsg::MAX_BATCH;
 
@@ -140,8 +194,9 @@ impl Output {
         }
     }
 
-    /// Encodes the due frames of `batch` and sends them to every destination.
-    fn send_batch(&mut self, batch: &[Frame], stats: &TelemetryStats) {
+    /// Encodes the due frames of `batch` and sends them to every destination, each send when
+    /// `pacer` lets it start.
+    fn send_batch(&mut self, batch: &[Frame], stats: &TelemetryStats, pacer: &mut SlackPacer) {
         let mut count = 0;
         for frame in batch.iter().take(BATCH_FRAMES) {
             if !self.decimator.is_due(frame.car.time_s) {
@@ -162,6 +217,7 @@ impl Output {
         }
         let format = self.format;
         for destination in &mut self.destinations {
+            pacer.before_send();
             let counters = &stats.destinations[destination.stats_index];
             let mut first_error: Option<(u64, std::io::Error)> = None; // (errors so far, error)
             send_each(
@@ -213,13 +269,14 @@ pub fn sleep_after(outputs: &[Output], newest_s: Option<f64>) -> Duration {
 
 /// Runs until the RT side drops its end of `frames`: takes up to [`BATCH_FRAMES`] waiting
 /// frames, sends what is due, and once the channel ran dry sleeps until the next packet is
-/// due ([`sleep_after`]), waking half a tick period (`tick_period_ns`) away from the loop's
-/// deadlines ([`sleep_between_ticks`]).
+/// due ([`sleep_after`]), waking half a tick period away from the loop's deadlines
+/// ([`sleep_between_ticks`]); `pacer` holds the tick period and keeps sends in the loop's
+/// idle time when the thread shares the physics core.
 pub fn run(
     frames: Receiver<Frame>,
     mut outputs: Vec<Output>,
     stats: Arc<TelemetryStats>,
-    tick_period_ns: u64,
+    mut pacer: SlackPacer,
 ) {
     let mut batch = [Frame::default(); BATCH_FRAMES];
     let mut newest_s = None;
@@ -240,7 +297,7 @@ pub fn run(
             }
         }
         for output in &mut outputs {
-            output.send_batch(&batch[..taken], &stats);
+            output.send_batch(&batch[..taken], &stats, &mut pacer);
         }
         if disconnected {
             return;
@@ -249,7 +306,8 @@ pub fn run(
             newest_s = Some(last.car.time_s);
         }
         if taken < BATCH_FRAMES {
-            sleep_between_ticks(sleep_after(&outputs, newest_s), tick_period_ns);
+            let woke = sleep_between_ticks(sleep_after(&outputs, newest_s), pacer.period_ns);
+            pacer.woke_at(woke);
         }
     }
 }
@@ -278,9 +336,48 @@ fn warn_rate_limited(
 
 #[cfg(test)]
 mod tests {
-    use super::{sleep_after, Decimator, Output, MAX_SLEEP, MIN_SLEEP};
+    use super::{sleep_after, Decimator, Output, SlackPacer, MAX_SLEEP, MIN_SLEEP};
+    use crate::runtime::clock::{first_deadline_ns, now_ns};
     use rig_protocols::telemetry::Format;
     use std::time::Duration;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn on_the_physics_core_a_send_starts_early_enough_to_end_before_the_next_deadline() {
+        // Woken at 7 ms: the loop's deadlines are 6.5 and 7.5 ms.
+        let end = SlackPacer::slack_end_ns(7 * MS, MS);
+        assert_eq!(end, 7 * MS + 300_000);
+        assert_eq!(first_deadline_ns(7 * MS, MS) - end, 200_000);
+        // 500 Hz: woken at 8 ms, the next deadline is 9 ms.
+        assert_eq!(
+            first_deadline_ns(8 * MS, 2 * MS) - SlackPacer::slack_end_ns(8 * MS, 2 * MS),
+            400_000
+        );
+    }
+
+    #[test]
+    fn past_its_slack_the_pacer_sleeps_to_the_next_instant_between_ticks() {
+        let mut pacer = SlackPacer::new(MS, true);
+        let before = now_ns();
+        pacer.before_send();
+        let after = now_ns();
+        let woke = pacer.slack_end() - 300_000;
+        assert_eq!(woke % MS, 0, "between ticks is on whole milliseconds");
+        assert!(
+            before <= woke && woke <= after,
+            "{before} <= {woke} <= {after}"
+        );
+    }
+
+    #[test]
+    fn off_the_physics_core_the_pacer_never_holds_a_send_back() {
+        let mut pacer = SlackPacer::new(MS, false);
+        let before = now_ns();
+        pacer.before_send();
+        assert!(now_ns() - before < MS / 2, "no sleep");
+        assert_eq!(pacer.slack_end(), 0);
+    }
 
     /// An output at `rate_hz` that has just sent the frame of simulation time `sent_s`.
     fn output_that_sent(rate_hz: u32, sent_s: f64) -> Output {
