@@ -127,10 +127,7 @@ fn open_socket(addr: SocketAddr, multicast_ttl: u32) -> Result<UdpSocket, Teleme
 pub fn start(
     outputs: &[TelemetryOutput],
 ) -> Result<(TelemetryStage, TelemetryHandle), TelemetryError> {
-    let placement = SenderPlacement {
-        tick_period_ns: LoopConfig::default().period_ns(),
-        rt_core: None,
-    };
+    let placement = SenderPlacement::off_rt_core(LoopConfig::default().period_ns());
     start_continuing(outputs, None, placement)
 }
 
@@ -145,6 +142,14 @@ pub struct SenderPlacement {
 }
 
 impl SenderPlacement {
+    /// Off the physics core, beside a loop of `tick_period_ns`.
+    pub const fn off_rt_core(tick_period_ns: u64) -> SenderPlacement {
+        SenderPlacement {
+            tick_period_ns,
+            rt_core: None,
+        }
+    }
+
     /// The placement `[loop]` asks for.
     pub fn for_loop(config: &LoopConfig) -> SenderPlacement {
         SenderPlacement {
@@ -289,10 +294,7 @@ mod tests {
     use super::*;
     use rig_protocols::telemetry::Format;
 
-    const OFF_RT_CORE: SenderPlacement = SenderPlacement {
-        tick_period_ns: 1_000_000,
-        rt_core: None,
-    };
+    const OFF_RT_CORE: SenderPlacement = SenderPlacement::off_rt_core(1_000_000);
 
     fn native_to(destinations: &[SocketAddr]) -> TelemetryOutput {
         let mut output = TelemetryOutput::default_native();
