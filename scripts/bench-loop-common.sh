@@ -29,6 +29,12 @@ pm_qos_latency_us = 0
 TOML
 }
 
+# rt_core_steal_ms: time the host has taken the RT core's vCPU away so far (steal, /proc/stat),
+# in ms; 0 on bare metal. A run's difference shows how much of its tail the host made.
+rt_core_steal_ms() {
+    awk -v cpu="cpu$core" -v hz="$(getconf CLK_TCK)" '$1 == cpu { print int($9 * 1000 / hz) }' /proc/stat
+}
+
 # cyclictest histogram (1 us buckets up to 20 ms) -> the same numbers rigd prints.
 cyclictest_stats() {
     awk '
