@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 bin_a="$1"; bin_b="$2"; seconds="${3:-15}"; rounds="${4:-8}"
 # shellcheck source=scripts/bench-loop-common.sh
 . scripts/bench-loop-common.sh
-tmp="$(mktemp -d)"
+tmp="$(in_memory_tmpdir)"
 trap 'rm -rf "$tmp"' EXIT
 write_loop_config "$tmp/bench.toml" 0 0
 

@@ -29,6 +29,14 @@ pm_qos_latency_us = 0
 TOML
 }
 
+# in_memory_tmpdir: a new temporary directory in RAM (/dev/shm) where there is one. rigd's
+# stderr goes to a file there: on a VM a file on the virtual disk is written back during the
+# run, the host's block I/O takes the RT core's vCPU away (steal) and those late wake-ups would
+# count against rigd only (cyclictest's output goes to a pipe).
+in_memory_tmpdir() {
+    mktemp -d -p /dev/shm 2>/dev/null || mktemp -d
+}
+
 # rt_core_steal_ms: time the host has taken the RT core's vCPU away so far (steal, /proc/stat),
 # in ms; 0 on bare metal. A run's difference shows how much of its tail the host made.
 rt_core_steal_ms() {

@@ -20,7 +20,7 @@ robots="${3:-0}"
 # RIGD_BIN=path skips the build and uses that binary.
 bin="${RIGD_BIN:-target/release/rigd}"
 [ -n "${RIGD_BIN:-}" ] || cargo build --release --quiet -p rigd
-tmp="$(mktemp -d)"
+tmp="$(in_memory_tmpdir)"
 trap 'rm -rf "$tmp"' EXIT
 write_loop_config "$tmp/bench.toml" "$robots" "${SPIN_US:-0}"
 
