@@ -160,11 +160,6 @@ impl SlackPacer {
     pub fn woke_at(&mut self, between_ticks_ns: u64) {
         self.slack_end_ns = Self::slack_end_ns(between_ticks_ns, self.period_ns);
     }
-
-    /// The last instant a send may start now.
-    pub fn slack_end(&self) -> u64 {
-        self.slack_end_ns
-    }
 }
 
 /// Frames taken from the channel per batch (and so packets per `sendmmsg` per destination).
@@ -362,7 +357,7 @@ mod tests {
         let before = now_ns();
         pacer.before_send();
         let after = now_ns();
-        let woke = pacer.slack_end() - 300_000;
+        let woke = pacer.slack_end_ns - 300_000;
         assert_eq!(woke % MS, 0, "between ticks is on whole milliseconds");
         assert!(
             before <= woke && woke <= after,
@@ -376,7 +371,7 @@ mod tests {
         let before = now_ns();
         pacer.before_send();
         assert!(now_ns() - before < MS / 2, "no sleep");
-        assert_eq!(pacer.slack_end(), 0);
+        assert_eq!(pacer.slack_end_ns, 0);
     }
 
     /// An output at `rate_hz` that has just sent the frame of simulation time `sent_s`.
