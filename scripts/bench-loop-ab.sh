@@ -38,11 +38,7 @@ for round in $(seq 1 "$rounds"); do
         "$round" "$c50" "$c99" "$c250" "$c1" "$a50" "$a99" "$a250" "$a1" "$b50" "$b99" "$b250" "$b1"
     echo "$c99 $a99 $b99" >> "$tmp/rows"
 done
-awk '
-    function median(a, n,    i, j, t) {
-        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-        return (n % 2 == 1) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+awk "$awk_median"'
     { n++; c[n] = $1; a[n] = $2; b[n] = $3; ra[n] = $2 / $1; rb[n] = $3 / $1 }
     END {
         printf "medians over %d rounds: p99 cyclictest %.1f, A %.1f, B %.1f us; p99 ratio to cyclictest A %.2f, B %.2f\n",

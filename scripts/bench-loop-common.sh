@@ -43,6 +43,14 @@ rt_core_steal_ms() {
     awk -v cpu="cpu$core" -v hz="$(getconf CLK_TCK)" '$1 == cpu { print int($9 * 1000 / hz) }' /proc/stat
 }
 
+# awk_median: an awk function, median(a, n), of a[1..n] (sorts a in place); prepend it to an
+# awk program that needs one.
+awk_median='
+    function median(a, n,    i, j, t) {
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+        return (n % 2 == 1) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }'
+
 # cyclictest histogram (1 us buckets up to 20 ms) -> the same numbers rigd prints.
 cyclictest_stats() {
     awk '

@@ -77,11 +77,10 @@ done
 # differences (20 000 random sign assignments, fixed seed): p is the chance of a difference at
 # least as large in either direction if both programs saw the same late wake-ups.
 if (( rounds > 1 )); then
-    awk '
+    awk "$awk_median"'
         { n++; ratio[n] = $1; met += ($1 <= 1.0); d[n] = $2 - $3; lr += $2; lc += $3; lm += ($2 <= $3); sr += $4; sc += $5 }
         END {
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (ratio[j] < ratio[i]) { t = ratio[i]; ratio[i] = ratio[j]; ratio[j] = t }
-            m = (n % 2 == 1) ? ratio[(n + 1) / 2] : (ratio[n / 2] + ratio[n / 2 + 1]) / 2
+            m = median(ratio, n)
             observed = lr - lc; if (observed < 0) observed = -observed
             srand(1); trials = 20000
             for (k = 0; k < trials; k++) {
