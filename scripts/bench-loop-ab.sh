@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Two rigd builds' loops side by side with cyclictest: each round runs cyclictest, then build A,
 # then build B, SECONDS each, under the settings of scripts/bench-loop.sh (SCHED_FIFO 80 on the
-# last core, 1000 us, mlockall, /dev/cpu_dma_latency = 0). For judging a change to the loop on
-# a host whose noise drifts from minute to minute: the three share every round. Prints
+# last core, 1000 us, mlockall, /dev/cpu_dma_latency = 0) with the pure sleep (spin_us = 0, so
+# the final spin hides no change to the wake-up path). For judging a change to the loop on a
+# host whose noise drifts from minute to minute: the three share every round. Prints
 # p50/p99/>250us/>1ms per run, then the medians of the p99s and of each build's p99 ratio to
 # cyclictest's.
 # Usage: scripts/bench-loop-ab.sh RIGD_A RIGD_B [SECONDS per run, default 15] [ROUNDS, default 8]

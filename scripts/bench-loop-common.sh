@@ -12,8 +12,8 @@ command -v cyclictest >/dev/null || {
     $SUDO apt-get install -y -qq --no-install-recommends rt-tests >/dev/null
 }
 
-# write_loop_config FILE ROBOTS SPIN_US: rigd at the settings above, memory locked and PM QoS
-# held as cyclictest does by default.
+# write_loop_config FILE ROBOTS [SPIN_US]: rigd at the settings above, memory locked and PM QoS
+# held as cyclictest does by default; without SPIN_US, rigd's default final spin.
 write_loop_config() {
     cat > "$1" <<TOML
 [sim]
@@ -23,10 +23,10 @@ rate_hz = $(( 1000000 / interval_us ))
 core = $core
 priority = $priority
 lock_memory = true
-spin_us = $3
 pm_qos = "dma-latency"
 pm_qos_latency_us = 0
 TOML
+    [ -z "${3:-}" ] || echo "spin_us = $3" >> "$1"
 }
 
 # in_memory_tmpdir: a new temporary directory in RAM (/dev/shm) where there is one. rigd's

@@ -6,8 +6,10 @@
 # the ratios rigd / cyclictest. Latency = wake-up time minus the absolute deadline for both.
 # Percentiles are nearest-rank over 1 us buckets, reported as the bucket's upper edge for both.
 # Needs root (or LimitRTPRIO/CAP_SYS_NICE and access to /dev/cpu_dma_latency).
-# SPIN_US=N makes rigd wake N us early and spin to each deadline (its optional final spin;
-# cyclictest has no such mode, so the like-for-like comparison is the default SPIN_US=0).
+# rigd runs with its default final spin: it sleeps until spin_us before each deadline and
+# spins to it, so its tick starts on time when the wake-up comes late (cyclictest has no such
+# mode; it is rigd's answer to the same wake-up path). SPIN_US=0 compares the pure sleep like
+# for like, SPIN_US=N any other spin.
 # With ROUNDS > 1 it ends with the median of the rounds' p99 ratios (the verdict).
 # Usage: [RIGD_BIN=path] [SPIN_US=N] scripts/bench-loop.sh [SECONDS per run, default 60] [ROUNDS, default 1] [ROBOTS, default 0]
 set -euo pipefail
@@ -22,7 +24,7 @@ bin="${RIGD_BIN:-target/release/rigd}"
 [ -n "${RIGD_BIN:-}" ] || cargo build --release --quiet -p rigd
 tmp="$(in_memory_tmpdir)"
 trap 'rm -rf "$tmp"' EXIT
-write_loop_config "$tmp/bench.toml" "$robots" "${SPIN_US:-0}"
+write_loop_config "$tmp/bench.toml" "$robots" "${SPIN_US:-}"
 
 run_rigd() {
     "$bin" --config "$tmp/bench.toml" bench loop --seconds "$seconds" 2>"$tmp/rigd.err"
@@ -37,8 +39,8 @@ measured() {
     printf -v "${name}_steal" '%s' "$(( $(rt_core_steal_ms) - before ))"
 }
 
-printf "bench-loop: %s s per run, %s round(s), core %s, SCHED_FIFO %s, %s us interval, %s robot car(s), rigd spin %s us, %s, kernel %s\n" \
-    "$seconds" "$rounds" "$core" "$priority" "$interval_us" "$robots" "${SPIN_US:-0}" "$(date -u +%FT%TZ)" "$(uname -r)"
+printf "bench-loop: %s s per run, %s round(s), core %s, SCHED_FIFO %s, %s us interval, %s robot car(s), rigd spin %s, %s, kernel %s\n" \
+    "$seconds" "$rounds" "$core" "$priority" "$interval_us" "$robots" "${SPIN_US:-(its default)}" "$(date -u +%FT%TZ)" "$(uname -r)"
 # One line per round for the verdict: p99 ratio, >1 ms counts rigd and cyclictest, steal of each.
 : > "$tmp/rounds"
 for round in $(seq 1 "$rounds"); do
@@ -52,6 +54,7 @@ for round in $(seq 1 "$rounds"); do
     rg_wake="$(echo "$rg" | grep '^wake latency')"
     rg_late="$(echo "$rg" | grep '^late wake-ups')"
     rg_work="$(echo "$rg" | grep '^tick work')"
+    rg_spin="$(echo "$rg" | sed -n 's/.* spin \([0-9]*\) us.*/\1/p')"
     field() { echo "$1" | sed -n "s/.* $2 \([0-9.]*\).*/\1/p"; }
     r_p50=$(field "$rg_wake" p50); r_p99=$(field "$rg_wake" p99); r_p999=$(field "$rg_wake" p99.9); r_max=$(field "$rg_wake" max)
     r_l100=$(echo "$rg_late" | sed -n 's/.*>100us \([0-9]*\).*/\1/p')
@@ -61,7 +64,7 @@ for round in $(seq 1 "$rounds"); do
     c_l100=$(echo "$ct" | sed -n 's/.*late>100us \([0-9]*\).*/\1/p')
     c_l250=$(echo "$ct" | sed -n 's/.*late>250us \([0-9]*\).*/\1/p')
     c_l1ms=$(echo "$ct" | sed -n 's/.*late>1ms \([0-9]*\).*/\1/p')
-    echo "round $round"
+    echo "round $round (rigd's final spin $rg_spin us)"
     printf "  %-11s %8s %8s %8s %8s %10s %10s %9s %9s\n" "" "p50 us" "p99 us" "p99.9 us" "max us" ">100us" ">250us" ">1ms" "steal ms"
     printf "  %-11s %8s %8s %8s %8s %10s %10s %9s %9s\n" cyclictest "$c_p50" "$c_p99" "$c_p999" "$c_max" "$c_l100" "$c_l250" "$c_l1ms" "$ct_steal"
     printf "  %-11s %8s %8s %8s %8s %10s %10s %9s %9s\n" rigd "$r_p50" "$r_p99" "$r_p999" "$r_max" "$r_l100" "$r_l250" "$r_l1ms" "$rg_steal"

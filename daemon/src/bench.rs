@@ -57,7 +57,7 @@ pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
         config.realtime.rate_hz,
         if refused.iter().any(|r| r.what.starts_with("memory")) || !config.realtime.lock_memory { "no" } else { "yes" },
         config.realtime.pm_qos,
-        config.realtime.spin_us,
+        config.realtime.final_spin_us(),
     );
     print!("{}", report(&exit.totals));
     Ok(())

@@ -46,9 +46,12 @@ pub struct LoopConfig {
     /// Lock the daemon's memory (mlockall, current pages and pages as they are touched) when
     /// permitted (LimitMEMLOCK, CAP_IPC_LOCK or root).
     pub lock_memory: bool,
-    /// Sleep until this many microseconds before each deadline, then spin to it (0 = pure
-    /// sleep, the default; 100 ..= 150 hides most wake-up latency at 10-15 % of a core).
-    pub spin_us: u32,
+    /// Sleep until this many microseconds before each deadline, then spin to it, so the tick
+    /// starts on time even when the wake-up is late (0 = pure sleep). Absent: half the period
+    /// (500 at 1 kHz), or a fifth of it with `telemetry_sender_core = "rt-core"`; see
+    /// [`LoopConfig::final_spin_us`]. The sleep never gets shorter than a tenth of the period:
+    /// a long tick shortens the spin instead.
+    pub spin_us: Option<u32>,
     /// After a late wake-up, run at most this many extra physics steps to catch up with wall
     /// time; anything later is dropped and counted (`dropped_time_ms` in the loop health).
     pub max_catch_up_steps: u32,
@@ -74,7 +77,7 @@ impl Default for LoopConfig {
             core: None,
             priority: 80,
             lock_memory: true,
-            spin_us: 0,
+            spin_us: None,
             max_catch_up_steps: 5,
             pm_qos: PmQos::DmaLatency,
             pm_qos_latency_us: 0,
@@ -90,21 +93,50 @@ impl LoopConfig {
     pub fn period_ns(&self) -> u64 {
         1_000_000_000 / u64::from(self.rate_hz.max(1))
     }
+
+    /// The final spin the loop runs with, microseconds: `spin_us` when set, else half the
+    /// period, or a fifth of it when the telemetry sender shares the physics core (it sends
+    /// between 0.5 and 0.8 of a period after each deadline, so the spin must start later).
+    pub fn final_spin_us(&self) -> u32 {
+        self.spin_us.unwrap_or(match self.telemetry_sender_core {
+            TelemetrySenderCore::RtCore => self.rt_core_sender_max_spin_us(),
+            TelemetrySenderCore::OtherCores => self.period_us() / 2,
+        })
+    }
+
+    fn period_us(&self) -> u32 {
+        1_000_000 / self.rate_hz.max(1)
+    }
+
+    /// The longest spin that leaves the telemetry sender on the physics core its window.
+    fn rt_core_sender_max_spin_us(&self) -> u32 {
+        self.period_us() / 5
+    }
 }
 
 impl Validate for LoopConfig {
     fn validate(&self, field: &str, report: &mut Report) {
         report.check_range(&format!("{field}.rate_hz"), self.rate_hz, 100..=2000);
         report.check_range(&format!("{field}.priority"), self.priority, 1..=98);
-        let period_us = 1_000_000 / self.rate_hz.max(1);
-        if self.spin_us >= period_us {
+        let period_us = self.period_us();
+        let spin_us = self.final_spin_us();
+        if spin_us >= period_us {
+            report.problem(
+                format!("{field}.spin_us"),
+                format!("{spin_us} us of spinning is not less than the {period_us} us tick period"),
+                "use 0 (pure sleep) or up to half the period to hide wake-up latency, or remove the key for half the period",
+            );
+        }
+        let rt_core_sender_spin_max_us = self.rt_core_sender_max_spin_us();
+        if self.telemetry_sender_core == TelemetrySenderCore::RtCore
+            && spin_us > rt_core_sender_spin_max_us
+        {
             report.problem(
                 format!("{field}.spin_us"),
                 format!(
-                    "{} us of spinning is not less than the {period_us} us tick period",
-                    self.spin_us
+                    "{spin_us} us of spinning leaves the telemetry sender on the physics core no time to send (telemetry_sender_core = \"rt-core\" sends between 0.5 and 0.8 of the {period_us} us period)"
                 ),
-                "use 0 (pure sleep) or 100 ..= 150 to hide wake-up latency",
+                format!("lower spin_us to {rt_core_sender_spin_max_us} or less, or set telemetry_sender_core = \"other-cores\""),
             );
         }
         report.check_range(

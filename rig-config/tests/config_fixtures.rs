@@ -41,8 +41,20 @@ fn empty_document_gives_the_documented_defaults() {
     assert_eq!(config.realtime.rate_hz, 1000);
     assert_eq!(config.realtime.priority, 80);
     assert_eq!(config.realtime.core, None);
-    assert_eq!(config.realtime.spin_us, 0);
+    assert_eq!(config.realtime.spin_us, None);
+    assert_eq!(config.realtime.final_spin_us(), 500);
     assert_eq!(config.realtime.fault_after_missed_ticks, 20);
+}
+
+#[test]
+fn the_default_spin_is_half_the_period_and_leaves_an_rt_core_sender_its_window() {
+    let parse = |text: &str| rig_config::parse(text, "spin.toml").unwrap().realtime;
+    assert_eq!(parse("[loop]\nrate_hz = 2000\n").final_spin_us(), 250);
+    assert_eq!(parse("[loop]\nrate_hz = 250\n").final_spin_us(), 2000);
+    // The sender on the physics core sends until 0.8 of the period: the spin starts after.
+    let rt_core = parse("[loop]\ntelemetry_sender_core = \"rt-core\"\n");
+    assert_eq!(rt_core.final_spin_us(), 200);
+    assert_eq!(parse("[loop]\nspin_us = 0\n").final_spin_us(), 0);
 }
 
 struct Expectation {

@@ -81,21 +81,33 @@ fn next_at_phase(earliest_ns: u64, period_ns: u64, phase_ns: u64) -> u64 {
     }
 }
 
-/// Sleeps until `spin_ns` before `deadline_ns`, then busy-waits to the deadline.
-pub fn wait_until_ns(deadline_ns: u64, spin_ns: u64) {
+/// Sleeps until `spin_ns` before `deadline_ns`, then busy-waits to the deadline. The spin
+/// only ever shortens the sleep down to `min_sleep_ns` ([`spin_start_ns`]), so a long tick
+/// eats into the spin, not into the time the thread leaves the core to everything else.
+pub fn wait_until_ns(deadline_ns: u64, spin_ns: u64, min_sleep_ns: u64) {
     if spin_ns == 0 {
         sleep_until_ns(deadline_ns);
         return;
     }
-    sleep_until_ns(deadline_ns.saturating_sub(spin_ns));
+    sleep_until_ns(spin_start_ns(now_ns(), deadline_ns, spin_ns, min_sleep_ns));
     while now_ns() < deadline_ns {
         std::hint::spin_loop();
     }
 }
 
+/// When a wait at `now_ns` for `deadline_ns` stops sleeping and starts spinning: `spin_ns`
+/// before the deadline, but never less than `min_sleep_ns` after now (nor after the
+/// deadline). A SCHED_FIFO thread that never sleeps starves the core's kernel threads until
+/// the kernel throttles it for tens of milliseconds; the floor keeps its sleep in every
+/// period however long the tick's work was. Past the deadline it is the deadline: no sleep.
+pub fn spin_start_ns(now_ns: u64, deadline_ns: u64, spin_ns: u64, min_sleep_ns: u64) -> u64 {
+    let floor = now_ns.saturating_add(min_sleep_ns).min(deadline_ns);
+    deadline_ns.saturating_sub(spin_ns).max(floor)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{between_ticks_ns, first_deadline_ns};
+    use super::{between_ticks_ns, first_deadline_ns, now_ns, spin_start_ns, wait_until_ns};
 
     const MS: u64 = 1_000_000;
 
@@ -118,6 +130,34 @@ mod tests {
             let deadline = first_deadline_ns(now, MS);
             let between = between_ticks_ns(now, MS);
             assert_eq!(deadline.abs_diff(between) % MS, MS / 2, "now {now}");
+        }
+    }
+
+    #[test]
+    fn the_spin_starts_its_length_before_the_deadline_when_the_tick_left_time() {
+        // Tick work ended 100 us into the period: sleep to 300 us before the deadline.
+        assert_eq!(spin_start_ns(100_000, MS, 300_000, 100_000), 700_000);
+    }
+
+    #[test]
+    fn a_long_tick_shortens_the_spin_and_keeps_the_minimum_sleep() {
+        // Work ended 850 us into the period: 100 us of sleep, then a 50 us spin.
+        assert_eq!(spin_start_ns(850_000, MS, 300_000, 100_000), 950_000);
+        // Work ended 950 us in: the floor lands past the deadline, so sleep to the deadline.
+        assert_eq!(spin_start_ns(950_000, MS, 300_000, 100_000), MS);
+    }
+
+    #[test]
+    fn a_late_wait_neither_sleeps_nor_spins() {
+        assert_eq!(spin_start_ns(MS + 5, MS, 300_000, 100_000), MS);
+    }
+
+    #[test]
+    fn a_spinning_wait_returns_at_its_deadline_not_before() {
+        for spin in [MS / 2, 2 * MS] {
+            let deadline = now_ns() + MS;
+            wait_until_ns(deadline, spin, MS / 10);
+            assert!(now_ns() >= deadline, "spin {spin} ns");
         }
     }
 }

@@ -126,7 +126,7 @@ impl LoopTiming {
     pub fn from_config(config: &LoopConfig) -> LoopTiming {
         LoopTiming {
             period_ns: config.period_ns(),
-            spin_ns: u64::from(config.spin_us) * 1_000,
+            spin_ns: u64::from(config.final_spin_us()) * 1_000,
             max_catch_up_steps: config.max_catch_up_steps,
             fault_after_missed_ticks: config.fault_after_missed_ticks,
             stall_after_ns: None,
@@ -299,7 +299,9 @@ impl RtLoop {
                 sleep_until_ns(now_ns() + period);
                 continue;
             }
-            wait_until_ns(deadline, self.timing.spin_ns);
+            // The final spin leaves the core to its kernel threads for at least a tenth of
+            // every period, however long the tick's work (clock::spin_start_ns).
+            wait_until_ns(deadline, self.timing.spin_ns, period / 10);
             let wake = now_ns();
             let latency = wake.saturating_sub(deadline);
             let missed = latency / period;

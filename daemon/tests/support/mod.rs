@@ -94,9 +94,9 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// A config for tests: the defaults, without PM QoS and memory locking (the test machine
-/// is shared).
-pub const TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\n";
+/// A config for tests: the defaults, without PM QoS, memory locking and the final spin (the
+/// test machine is shared, and every test daemon spinning on the last core would take it).
+pub const TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\nspin_us = 0\n";
 
 /// `rigd run` with `config`, notifying `notify`, plus `extra` args and env.
 pub fn spawn_rigd(
