@@ -32,6 +32,12 @@ pub enum TelemetrySenderCore {
     OtherCores,
 }
 
+/// With `telemetry_sender_core = "rt-core"`, how far into a period after the between-ticks
+/// instant (half a period after a deadline) the sender may start a send, tenths of the period
+/// (0.3 ms at 1 kHz: 0.2 ms stay before the next deadline for the send itself). The loop's
+/// final spin must start after that window ([`LoopConfig::final_spin_us`]).
+pub const RT_CORE_SENDER_SLACK_TENTHS: u32 = 3;
+
 /// The `[loop]` section.
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -108,9 +114,10 @@ impl LoopConfig {
         1_000_000 / self.rate_hz.max(1)
     }
 
-    /// The longest spin that leaves the telemetry sender on the physics core its window.
+    /// The longest spin that leaves the telemetry sender on the physics core its window: the
+    /// window ends `RT_CORE_SENDER_SLACK_TENTHS` after the middle of the period.
     fn rt_core_sender_max_spin_us(&self) -> u32 {
-        self.period_us() / 5
+        self.period_us() * (5 - RT_CORE_SENDER_SLACK_TENTHS) / 10
     }
 }
 

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, TryRecvError};
+use rig_config::realtime::RT_CORE_SENDER_SLACK_TENTHS;
 use rig_protocols::telemetry::{Format, MAX_PACKET_LEN};
 use rig_protocols::Frame;
 
@@ -119,8 +120,8 @@ impl Destination {
 /// the instants between ticks, half a period after a deadline and half a period before the
 /// next ([`crate::runtime::clock::between_ticks_ns`]); a send (one `sendmmsg` of at most
 /// [`BATCH_FRAMES`] packets to one destination, tens of microseconds) may start until
-/// [`SLACK_FRACTION_TENTHS`] tenths of a period after that instant, later ones wait for the
-/// next. A loop tick that overruns into that time simply runs first: the loop thread is
+/// [`RT_CORE_SENDER_SLACK_TENTHS`] tenths of a period after that instant, later ones wait for
+/// the next. A loop tick that overruns into that time simply runs first: the loop thread is
 /// SCHED_FIFO and the sender is not.
 #[derive(Debug)]
 pub struct SlackPacer {
@@ -128,10 +129,6 @@ pub struct SlackPacer {
     shares_rt_core: bool,
     slack_end_ns: u64,
 }
-
-/// How far into a period after the between-ticks instant a send may start, tenths (0.3 ms
-/// at 1 kHz: 0.2 ms stay before the next deadline for the send itself).
-pub const SLACK_FRACTION_TENTHS: u64 = 3;
 
 impl SlackPacer {
     /// A pacer for a loop of `period_ns`; it only holds sends back when `shares_rt_core`.
@@ -145,7 +142,7 @@ impl SlackPacer {
 
     /// The last instant a send may start after the sender woke at `between_ticks_ns`.
     pub fn slack_end_ns(between_ticks_ns: u64, period_ns: u64) -> u64 {
-        between_ticks_ns + period_ns * SLACK_FRACTION_TENTHS / 10
+        between_ticks_ns + period_ns * u64::from(RT_CORE_SENDER_SLACK_TENTHS) / 10
     }
 
     /// Call before each send: on the physics core and past the slack, sleeps to the next
