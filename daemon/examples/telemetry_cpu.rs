@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rig_protocols::Frame;
-use rigd::rt_stage::RtStage;
+use rigd::rt::stage::RtStage;
 
 fn process_cpu_s() -> f64 {
     // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF is always valid.

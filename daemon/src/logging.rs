@@ -4,8 +4,8 @@
 //!
 //! The file is `$XDG_STATE_HOME/rigd/rigd.log`, else `~/.local/state/rigd/rigd.log`, else
 //! `rigd-UID.log` in the temporary directory; it is appended to, never truncated. The newest
-//! warning or error is also kept ([`latest_notice`]) so the dashboard can show it in its
-//! status line. While the log is a file, panic messages go there too, and so does file
+//! warning or error is also kept (the [`NoticeFeed`] [`init`] returns) so the dashboard can
+//! show it in its status line. While the log is a file, panic messages go there too, and so does file
 //! descriptor 2 itself (whatever a library prints to stderr), so nothing writes over the
 //! dashboard and nothing fails when the terminal closes (`eprintln!` panics on a hung-up
 //! terminal, and a panic inside ratatui's panic hook aborts); [`LogTarget::tell`] still
@@ -17,7 +17,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tracing::field::{Field, Visit};
@@ -34,8 +34,40 @@ pub const TELL_TIMEOUT_MS: i32 = 200;
 /// Longest notice kept, characters (the status line has one row).
 const NOTICE_MAX_CHARS: usize = 160;
 
-/// The newest warning or error, formatted for one status line.
-static LATEST_NOTICE: Mutex<Option<String>> = Mutex::new(None);
+/// The newest warning or error, formatted for one status line: written by the logger,
+/// read by the dashboard. Built by [`init`] and handed down to whoever shows it (clones share
+/// it).
+#[derive(Debug, Clone, Default)]
+pub struct NoticeFeed(Arc<Mutex<Option<String>>>);
+
+impl NoticeFeed {
+    /// The newest warning or error logged (`HH:MM:SSZ WARN message`).
+    pub fn latest(&self) -> Option<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    fn set(&self, notice: String) {
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(notice);
+    }
+}
+
+/// What [`init`] set up.
+#[derive(Debug)]
+pub struct Logging {
+    /// Where the log goes.
+    pub target: LogTarget,
+    /// The newest warning or error, for the dashboard.
+    pub notices: NoticeFeed,
+    /// Why the log is not where it was asked to go, with the fix (print it before the
+    /// dashboard starts).
+    pub problem: Option<String>,
+}
 
 /// Where the log goes.
 #[derive(Debug)]
@@ -141,8 +173,9 @@ fn open_log_file(path: &Path) -> std::io::Result<File> {
 /// dashboard draws there), else to stderr. A log file that cannot be opened falls back to
 /// stderr, and the returned message says why and how to fix it (print it before the
 /// dashboard starts).
-pub fn init(dashboard: bool) -> (LogTarget, Option<String>) {
+pub fn init(dashboard: bool) -> Logging {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let notices = NoticeFeed::default();
     let mut problem = None;
     let file = if dashboard && std::io::stderr().is_terminal() {
         let path = log_file_path();
@@ -188,12 +221,16 @@ pub fn init(dashboard: bool) -> (LogTarget, Option<String>) {
         }
     };
     tracing_subscriber::registry()
-        .with(vec![output, NoticeLayer.boxed()].with_filter(filter))
+        .with(vec![output, NoticeLayer(notices.clone()).boxed()].with_filter(filter))
         .init();
     if matches!(target, LogTarget::File { .. }) {
         log_panics_too();
     }
-    (target, problem)
+    Logging {
+        target,
+        notices,
+        problem,
+    }
 }
 
 /// Puts panic messages in the log file as well: the default hook writes them to stderr only,
@@ -206,17 +243,9 @@ fn log_panics_too() {
     }));
 }
 
-/// The newest warning or error logged (`HH:MM:SSZ WARN message`), for the dashboard.
-pub fn latest_notice() -> Option<String> {
-    LATEST_NOTICE
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone()
-}
-
-/// Keeps the newest warning or error in [`LATEST_NOTICE`]. Never on the RT thread (it never
+/// Keeps the newest warning or error in its [`NoticeFeed`]. Never on the RT thread (it never
 /// logs).
-struct NoticeLayer;
+struct NoticeLayer(NoticeFeed);
 
 impl<S: Subscriber> Layer<S> for NoticeLayer {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
@@ -227,9 +256,7 @@ impl<S: Subscriber> Layer<S> for NoticeLayer {
         let mut message = MessageText(String::new());
         event.record(&mut message);
         let notice = notice_text(level, &message.0, SystemTime::now());
-        *LATEST_NOTICE
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(notice);
+        self.0.set(notice);
     }
 }
 

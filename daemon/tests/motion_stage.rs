@@ -16,10 +16,11 @@ use proptest::prelude::*;
 use rig_config::motion::{OutputConfig, PlatformConfig};
 use rig_protocols::Frame;
 use rigd::motion::kinematics::Pose;
+use rigd::motion::panic_park::PanicPark;
 use rigd::motion::safety::SafetyState;
 use rigd::motion::stage::MotionStage;
 use rigd::motion::{platform_from_config, platform_stage};
-use rigd::rt_stage::{RtStage, StopReason};
+use rigd::rt::stage::{RtStage, StopReason};
 
 const TICK_HZ: f64 = 1000.0;
 const STROKE_MM: f64 = 100.0;
@@ -138,7 +139,7 @@ fn run_to_active(stage: &mut MotionStage, t: &mut f64) {
 
 #[test]
 fn stale_physics_fades_to_neutral_then_parks_within_limits() {
-    let mut stage = platform_stage(&platform(Vec::new()), TICK_HZ).unwrap();
+    let mut stage = platform_stage(&platform(Vec::new()), TICK_HZ, &PanicPark::new()).unwrap();
     let mut t = 0.0;
     run_to_active(&mut stage, &mut t);
     let mut limits = LimitCheck::new(&stage);
@@ -178,7 +179,7 @@ fn stale_physics_fades_to_neutral_then_parks_within_limits() {
 
 #[test]
 fn teleport_resets_the_cues_without_a_jolt() {
-    let mut stage = platform_stage(&platform(Vec::new()), TICK_HZ).unwrap();
+    let mut stage = platform_stage(&platform(Vec::new()), TICK_HZ, &PanicPark::new()).unwrap();
     let mut t = 0.0;
     run_to_active(&mut stage, &mut t);
     let mut limits = LimitCheck::new(&stage);
@@ -211,7 +212,7 @@ fn slam(time_s: f64, sign: f64) -> Frame {
 
 #[test]
 fn saturating_cues_drive_into_the_end_of_travel_within_every_limit() {
-    let mut stage = platform_stage(&platform(Vec::new()), TICK_HZ).unwrap();
+    let mut stage = platform_stage(&platform(Vec::new()), TICK_HZ, &PanicPark::new()).unwrap();
     let mut t = 0.0;
     run_to_active(&mut stage, &mut t);
     let mut limits = LimitCheck::new(&stage);
@@ -277,7 +278,8 @@ fn wait_ready(stage: &mut MotionStage, t: &mut f64) {
 fn active_stage_with_udp(output: fn(u16) -> OutputConfig) -> (UdpSocket, MotionStage, f64) {
     let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
     let port = socket.local_addr().unwrap().port();
-    let mut stage = platform_stage(&platform(vec![output(port)]), TICK_HZ).unwrap();
+    let mut stage =
+        platform_stage(&platform(vec![output(port)]), TICK_HZ, &PanicPark::new()).unwrap();
     let mut t = 0.0;
     wait_ready(&mut stage, &mut t);
     while stage.state() != SafetyState::Active {
@@ -515,7 +517,7 @@ fn a_port_that_died_at_park_rejoins_from_park_after_the_platform_rose_without_it
     let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
     let port = socket.local_addr().unwrap().port();
     let config = platform(vec![serial_line_output(&link), udp_output(port)]);
-    let mut stage = platform_stage(&config, TICK_HZ).unwrap();
+    let mut stage = platform_stage(&config, TICK_HZ, &PanicPark::new()).unwrap();
     let park = (32767.0 - 0.95 * 32767.0f64).round_ties_even() as u16;
     let tick = |stage: &mut MotionStage, time_s: f64| {
         stage.on_tick(&frame(time_s, time_s * 20.0, HARD_BRAKING));
@@ -619,7 +621,7 @@ proptest! {
     fn no_nan_or_out_of_range_value_is_ever_encoded(frames in prop::collection::vec(wild_frame(), 200)) {
         let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
         let port = socket.local_addr().unwrap().port();
-        let mut stage = platform_stage(&platform(vec![udp_output(port)]), TICK_HZ).unwrap();
+        let mut stage = platform_stage(&platform(vec![udp_output(port)]), TICK_HZ, &PanicPark::new()).unwrap();
         let mut t = 0.0;
         wait_ready(&mut stage, &mut t);
         run_to_active(&mut stage, &mut t);

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rig_physics::Controls;
-use rigd::runtime::clock::now_ns;
-use rigd::runtime::player_input::PlayerInput;
+use rigd::input::player_input::PlayerInput;
+use rigd::rt::clock::now_ns;
 use rigd::runtime::rt_loop::{FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use rigd::runtime::session_links::SessionLinks;
 use rigd::runtime::simulation::Simulation;
 use rigd::runtime::stages::build_output_stages;
 
@@ -106,15 +107,17 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
     assert_eq!(config.telemetry.len(), 6);
     assert_eq!(config.motion.platforms.len(), 1);
     let sim = Simulation::build(&config.sim, config.realtime.rate_hz).unwrap();
-    let (mut input_writer, input) = rigd::handoff::latest_value(PlayerInput::DISCONNECTED);
+    let (mut input_writer, input) = rigd::rt::handoff::latest_value(PlayerInput::DISCONNECTED);
     let (slots, mut readers) = FrameSlots::new(2);
-    let stages = build_output_stages(&config).unwrap();
+    let links = SessionLinks::standalone();
+    let stages = build_output_stages(&config, &links).unwrap();
     assert!(stages.len() >= 2, "telemetry and motion stages are built");
     let parts = LoopParts {
         sim,
         stages,
         input,
         slots,
+        ffb: links.ffb,
     };
     let shared = Arc::new(LoopShared::default());
     let timing = LoopTiming::from_config(&config.realtime);
@@ -128,6 +131,7 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
         },
         reset_requested: false,
         estop: false,
+        ..PlayerInput::DISCONNECTED
     };
 
     let start = now_ns();

@@ -12,10 +12,10 @@ use rig_config::motion::{
     SerialInputConfig,
 };
 use rig_physics::{Controls, World};
-use rigd::serial_input::{start, SerialControls, SerialMerge};
+use rigd::input::serial::{start, SerialControls, SerialMerge};
 
 fn wait_for(
-    reader: &mut rigd::handoff::LatestReader<SerialControls>,
+    reader: &mut rigd::rt::handoff::LatestReader<SerialControls>,
     what: &str,
     done: impl Fn(&SerialControls) -> bool,
 ) -> SerialControls {
@@ -70,7 +70,7 @@ fn handbrake_and_gear_from_a_serial_device_reach_the_physics() {
     let mut merge = SerialMerge::default();
     let dt = 0.001;
     let mut step = |world: &mut World,
-                    slot: &mut rigd::handoff::LatestReader<SerialControls>,
+                    slot: &mut rigd::rt::handoff::LatestReader<SerialControls>,
                     ticks: usize| {
         for _ in 0..ticks {
             let mut controls = Controls {

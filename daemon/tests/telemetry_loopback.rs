@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use rig_protocols::telemetry::{decode_any, detect, Format};
 use rig_protocols::Frame;
-use rigd::rt_stage::RtStage;
+use rigd::rt::stage::RtStage;
 
 const LOOP_HZ: u32 = 1000;
 const RUN_TICKS: u32 = 2500;

@@ -27,10 +27,10 @@ use rig_config::devices::DevicesConfig;
 use rig_protocols::Frame;
 use rigd::devices;
 use rigd::ffb::{self, FfbLink, FfbOutputStage};
-use rigd::handoff::LatestReader;
+use rigd::input::player_input::PlayerInput;
 use rigd::input::InputThread;
-use rigd::rt_stage::{RtStage, StopReason};
-use rigd::runtime::player_input::PlayerInput;
+use rigd::rt::handoff::LatestReader;
+use rigd::rt::stage::{RtStage, StopReason};
 
 const G29_VID_PID: &str = "046d:c24f";
 const UINPUT_VID: u16 = 0x1209;

@@ -8,30 +8,33 @@ use std::time::Duration;
 use anyhow::Result;
 use rig_config::Config;
 
+use crate::input::player_input::PlayerInput;
+use crate::rt::setup;
 use crate::runtime::health::HealthTotals;
-use crate::runtime::player_input::PlayerInput;
 use crate::runtime::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
-use crate::runtime::rt_setup;
 use crate::runtime::rt_thread::RtThread;
+use crate::runtime::session_links::SessionLinks;
 use crate::runtime::simulation::Simulation;
 use crate::runtime::stages::build_output_stages;
 
 /// Runs the loop of `config` for `seconds` and prints the report.
 pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
-    let rt_setup::ProcessSetup {
+    let setup::ProcessSetup {
         core,
         pm_qos: _pm_qos,
         mut refused,
-    } = rt_setup::ProcessSetup::prepare(&config.realtime);
+    } = setup::ProcessSetup::prepare(&config.realtime);
     let sim = Simulation::build(&config.sim, config.realtime.rate_hz)?;
     let cars = sim.car_count();
-    let (_input_writer, input) = crate::handoff::latest_value(PlayerInput::DISCONNECTED);
+    let (_input_writer, input) = crate::rt::handoff::latest_value(PlayerInput::DISCONNECTED);
     let (slots, _readers) = FrameSlots::new(1);
+    let links = SessionLinks::standalone();
     let parts = LoopParts {
         sim,
-        stages: build_output_stages(config)?,
+        stages: build_output_stages(config, &links)?,
         input,
         slots,
+        ffb: links.ffb,
     };
     let shared = Arc::new(LoopShared::default());
     let (rt, rt_refused) = RtThread::start(
@@ -41,7 +44,7 @@ pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
         &config.realtime,
     )?;
     refused.extend(rt_refused);
-    if let Some(warning) = rt_setup::warning(&refused) {
+    if let Some(warning) = setup::warning(&refused) {
         tracing::warn!("{warning}");
     }
     std::thread::sleep(Duration::from_secs_f64(seconds.max(0.1)));

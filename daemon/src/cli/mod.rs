@@ -1,7 +1,13 @@
-//! The `rigd` command line (clap derive; doc comments are the help text) and the one place
-//! errors become exit codes: 0 ok, 2 bad configuration, 1 anything else.
+//! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
+//! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
+//! in [`check`], [`maneuver`] and [`bench`]) and the one place errors become exit codes: 0 ok,
+//! 2 bad configuration, 1 anything else. The outermost layer: nothing else in the crate
+//! imports it.
 
-pub mod logging;
+pub mod bench;
+pub mod check;
+pub mod dispatch;
+pub mod maneuver;
 
 use std::path::PathBuf;
 

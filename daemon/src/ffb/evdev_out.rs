@@ -29,7 +29,7 @@ use rig_config::devices::FfbConfig;
 
 use super::link::FfbLink;
 use super::stage::{FfbCommand, SHIFT_LEDS};
-use crate::handoff::LatestReader;
+use crate::rt::handoff::LatestReader;
 
 /// The RT loop counts as stalled when its command sequence stands still this long (20 missed
 /// ticks, the realtime reference's fault rule).

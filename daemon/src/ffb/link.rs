@@ -4,11 +4,11 @@
 //!
 //! Who writes what: the input thread writes the rim motion and the e-stop latch; the writer
 //! thread writes `device_connected` and bumps `connections` on every (re)open; the FFB stage
-//! writes the published [`FfbStatus`]. A process has one player rim, so the daemon uses the
-//! [`player_link`] instance; tests make their own with [`FfbLink::new`].
+//! writes the published [`FfbStatus`]. Each session of the daemon builds one link
+//! ([`FfbLink::new`]) and hands it to its input reader, FFB stage and RT loop.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use rig_protocols::FfbStatus;
 
@@ -112,10 +112,4 @@ impl FfbLink {
             clipping_share: f64::from_bits(self.status_clip_share_bits.load(Ordering::Relaxed)),
         }
     }
-}
-
-/// The process's player link (one player rim per daemon).
-pub fn player_link() -> Arc<FfbLink> {
-    static LINK: OnceLock<Arc<FfbLink>> = OnceLock::new();
-    LINK.get_or_init(FfbLink::new).clone()
 }

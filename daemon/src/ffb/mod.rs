@@ -19,11 +19,11 @@ use rig_config::devices::DevicesConfig;
 use rig_config::Config;
 
 use crate::devices;
-use crate::handoff::latest_value;
-use crate::rt_stage::{RtStage, StopReason};
+use crate::rt::handoff::latest_value;
+use crate::rt::stage::{RtStage, StopReason};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
-pub use link::{player_link, FfbLink};
+pub use link::FfbLink;
 pub use stage::{FfbCommand, FfbStage};
 
 /// The FFB stage together with its writer thread (the thread lives as long as the stage).
@@ -80,22 +80,13 @@ pub fn output_stage(
     })
 }
 
-/// The FFB output stages for `config` (none when FFB is off or no FFB device is configured),
-/// plus the gamepad rumble stage when a gamepad drives.
-pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
+/// The FFB output stage for `config` sharing the session's `link` (none when FFB is off or
+/// no FFB device is configured).
+pub fn stage(config: &Config, link: &Arc<FfbLink>) -> Result<Option<FfbOutputStage>> {
     let devices = &config.devices;
-    let mut stages: Vec<Box<dyn RtStage>> = Vec::new();
-    let gamepad_rumble = devices.gamepad.enabled && devices.gamepad.rumble_gain > 0.0;
-    if cfg!(feature = "gamepad") && gamepad_rumble && devices.axis.is_empty() {
-        stages.push(Box::new(crate::input::rumble::RumbleStage::new(
-            crate::input::rumble::player_rumble(),
-            devices.gamepad.rumble_gain,
-        )));
-    }
     if !devices.ffb.enabled || devices.ffb_device_id().is_none() {
-        return Ok(stages);
+        return Ok(None);
     }
     let dt_s = 1.0 / f64::from(config.realtime.rate_hz.max(1));
-    stages.push(Box::new(output_stage(devices, dt_s, player_link())?));
-    Ok(stages)
+    output_stage(devices, dt_s, Arc::clone(link)).map(Some)
 }

@@ -14,8 +14,8 @@ use rig_protocols::{FfbStatus, Frame};
 
 use super::chain::{ChainParams, FfbChain};
 use super::link::FfbLink;
-use crate::handoff::LatestWriter;
-use crate::rt_stage::{RtStage, StopReason};
+use crate::rt::handoff::LatestWriter;
+use crate::rt::stage::{RtStage, StopReason};
 
 /// What the RT thread asks of the FFB writer thread (latest value wins).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -163,7 +163,7 @@ impl RtStage for FfbStage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handoff::latest_value;
+    use crate::rt::handoff::latest_value;
 
     fn frame(torque: f64) -> Frame {
         let mut f = Frame::default();

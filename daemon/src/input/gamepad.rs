@@ -17,9 +17,9 @@ use gilrs::{Axis, Button, EventType, GamepadId, GilrsBuilder};
 use rig_config::devices::GamepadConfig;
 use rig_physics::{Controls, GearRequest};
 
+use super::hub::InputHub;
+use super::player_input::PlayerInput;
 use super::rumble::RumbleLink;
-use crate::handoff::{latest_value, LatestReader, LatestWriter};
-use crate::runtime::player_input::PlayerInput;
 
 /// Rumble refresh period (gilrs ticks FF every 50 ms).
 const RUMBLE_PERIOD: Duration = Duration::from_millis(50);
@@ -77,24 +77,17 @@ impl PadState {
             .sanitized(),
             reset_requested: self.reset,
             estop: false,
+            ..PlayerInput::DISCONNECTED
         }
     }
 }
 
-/// Starts reading the first gamepad. Fails when gilrs cannot start (no udev access).
+/// Starts reading the first gamepad, publishing into `hub`. Fails when gilrs cannot start
+/// (no udev access).
 pub fn spawn(
     config: &GamepadConfig,
     rumble: Arc<RumbleLink>,
-) -> Result<(GamepadThread, LatestReader<PlayerInput>), Box<gilrs::Error>> {
-    let (writer, reader) = latest_value(PlayerInput::DISCONNECTED);
-    Ok((spawn_into(config, rumble, writer)?, reader))
-}
-
-/// [`spawn`] publishing into an existing slot (the runtime's).
-pub fn spawn_into(
-    config: &GamepadConfig,
-    rumble: Arc<RumbleLink>,
-    writer: LatestWriter<PlayerInput>,
+    hub: Arc<InputHub>,
 ) -> Result<GamepadThread, Box<gilrs::Error>> {
     let gilrs = GilrsBuilder::new()
         .with_default_filters(false)
@@ -105,7 +98,7 @@ pub fn spawn_into(
     let config = config.clone();
     let thread = std::thread::Builder::new()
         .name("rigd-gamepad".into())
-        .spawn(move || run(gilrs, config, rumble, writer, stop))
+        .spawn(move || run(gilrs, config, rumble, hub, stop))
         .expect("spawning the gamepad thread");
     Ok(GamepadThread {
         quit,
@@ -117,7 +110,7 @@ fn run(
     mut gilrs: gilrs::Gilrs,
     config: GamepadConfig,
     rumble: Arc<RumbleLink>,
-    mut writer: LatestWriter<PlayerInput>,
+    hub: Arc<InputHub>,
     quit: Arc<AtomicBool>,
 ) {
     let mut active: Option<GamepadId> = gilrs.gamepads().next().map(|(id, _)| id);
@@ -129,7 +122,7 @@ fn run(
     let mut last_rumble = (0u16, 0u16);
     let mut next_rumble = Instant::now();
     if active.is_some() {
-        writer.write(state.player_input(config.stick_deadzone));
+        hub.publish_devices(state.player_input(config.stick_deadzone));
     }
     while !quit.load(Ordering::Acquire) {
         while let Some(ev) = gilrs.next_event_blocking(Some(Duration::from_millis(10))) {
@@ -138,7 +131,7 @@ fn run(
                 EventType::Disconnected if active == Some(ev.id) => {
                     active = None;
                     drop(effect.take());
-                    writer.write(PlayerInput::DISCONNECTED);
+                    hub.publish_devices(PlayerInput::DISCONNECTED);
                     continue;
                 }
                 _ => {}
@@ -161,7 +154,7 @@ fn run(
                 EventType::ButtonPressed(Button::Start, _) => state.ignition = !state.ignition,
                 _ => continue,
             }
-            writer.write(state.player_input(config.stick_deadzone));
+            hub.publish_devices(state.player_input(config.stick_deadzone));
             if quit.load(Ordering::Acquire) {
                 break;
             }

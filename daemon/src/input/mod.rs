@@ -1,59 +1,77 @@
-//! Player input from evdev devices: axis mapping ([`mapping`]), the control state built from
-//! several devices ([`state`]) and the reading thread with hot-plug ([`reader`]). Gamepads go
-//! through gilrs instead ([`gamepad`], cargo feature `gamepad`).
+//! Player input: evdev wheels and pedals (axis mapping [`mapping`], the control state built
+//! from several devices [`state`], the reading thread with hot-plug [`reader`]), gamepads
+//! through gilrs ([`gamepad`], cargo feature `gamepad`, with its [`rumble`] output) and DIY
+//! serial devices ([`serial`]), all merged by the session's [`hub::InputHub`] into the one
+//! [`player_input::PlayerInput`] slot.
 //!
-//! The RT thread sees only the latest [`crate::runtime::player_input::PlayerInput`] through a
-//! wait-free slot; the FFB stage sees the rim motion and the e-stop latch through
-//! [`crate::ffb::FfbLink`].
+//! The RT thread sees only that slot (wait-free); the FFB stage sees the rim motion and the
+//! e-stop latch through the [`crate::ffb::FfbLink`] the session hands to [`start`].
 
 #[cfg(feature = "gamepad")]
 pub mod gamepad;
+pub mod hub;
 pub mod mapping;
+pub mod player_input;
 pub mod reader;
 pub mod rumble;
+pub mod serial;
 pub mod state;
+
+use std::sync::Arc;
 
 pub use reader::InputThread;
 pub use state::{Bindings, ControlState, MappingError};
 
-/// The running input readers for the runtime; dropping this stops them.
+use crate::ffb::FfbLink;
+use crate::rt::handoff::LatestReader;
+use player_input::PlayerInput;
+use rumble::RumbleLink;
+
+/// The running input readers of one session; dropping this stops them.
 #[derive(Debug)]
-pub struct Inputs {
+pub struct PlayerInputs {
     _wheel: Option<InputThread>,
     #[cfg(feature = "gamepad")]
     _gamepad: Option<gamepad::GamepadThread>,
+    _serial: Vec<serial::SerialInputReader>,
 }
 
-/// Starts the player's input for `config`, publishing into `publish`: the evdev reader when
-/// `[devices]` maps any axis or button, else the first gamepad when `[devices.gamepad]` is
-/// enabled (feature `gamepad`), else nothing (the slot stays disconnected and the robot
-/// drives).
+/// Starts the player's input for `config` and returns the slot the RT thread reads: the
+/// evdev reader when `[devices]` maps any axis or button, else the first gamepad when
+/// `[devices.gamepad]` is enabled (feature `gamepad`, rumbling from `rumble`), else no
+/// steering device (the slot stays disconnected and the robot drives); plus every
+/// `[[motion.serial_inputs]]` device. The wheel reader publishes the rim motion and e-stop
+/// latch into `ffb`. Runs off the RT thread at start and on every reload (the previous
+/// [`PlayerInputs`] is dropped first).
+#[cfg_attr(not(feature = "gamepad"), allow(unused_variables))]
 pub fn start(
     config: &rig_config::Config,
-    publish: crate::handoff::LatestWriter<crate::runtime::player_input::PlayerInput>,
-) -> anyhow::Result<Inputs> {
+    ffb: &Arc<FfbLink>,
+    rumble: &Arc<RumbleLink>,
+) -> anyhow::Result<(PlayerInputs, LatestReader<PlayerInput>)> {
     let devices = &config.devices;
-    if !devices.axis.is_empty() || !devices.button.is_empty() {
-        let thread = InputThread::spawn_into(devices, crate::ffb::player_link(), publish)?;
-        return Ok(Inputs {
-            _wheel: Some(thread),
-            #[cfg(feature = "gamepad")]
-            _gamepad: None,
-        });
-    }
-    #[cfg(feature = "gamepad")]
-    if devices.gamepad.enabled {
-        let pad = gamepad::spawn_into(&devices.gamepad, rumble::player_rumble(), publish)
-            .map_err(|e| anyhow::anyhow!("cannot start gilrs for the gamepad: {e} (fix: give the daemon access to udev and the joystick event nodes, or set devices.gamepad.enabled = false)"))?;
-        return Ok(Inputs {
-            _wheel: None,
-            _gamepad: Some(pad),
-        });
-    }
-    drop(publish);
-    Ok(Inputs {
+    let (hub, slot) = hub::InputHub::new();
+    let mut inputs = PlayerInputs {
         _wheel: None,
         #[cfg(feature = "gamepad")]
         _gamepad: None,
-    })
+        _serial: Vec::new(),
+    };
+    if !devices.axis.is_empty() || !devices.button.is_empty() {
+        inputs._wheel = Some(InputThread::spawn_into(
+            devices,
+            Arc::clone(ffb),
+            Arc::clone(&hub),
+        )?);
+    } else if cfg!(feature = "gamepad") && devices.gamepad.enabled {
+        #[cfg(feature = "gamepad")]
+        {
+            inputs._gamepad = Some(
+                gamepad::spawn(&devices.gamepad, Arc::clone(rumble), Arc::clone(&hub))
+                    .map_err(|e| anyhow::anyhow!("cannot start gilrs for the gamepad: {e} (fix: give the daemon access to udev and the joystick event nodes, or set devices.gamepad.enabled = false)"))?,
+            );
+        }
+    }
+    inputs._serial = serial::start_all(config, &hub)?;
+    Ok((inputs, slot))
 }

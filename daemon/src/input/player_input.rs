@@ -1,11 +1,12 @@
-//! What the input threads hand to the RT thread: the player's latest controls and the
-//! safety-relevant requests, as one `Copy` value published through
-//! [`crate::handoff::latest_value`].
+//! What the input layer hands to the RT thread: the player's latest controls and the
+//! safety-relevant requests, as one `Copy` value in one wait-free latest-value slot
+//! ([`crate::rt::handoff::latest_value`]), written by the [`super::hub::InputHub`] that merges
+//! every input device.
 //!
 //! Invariant: when `connected` is false the RT thread ignores `controls` and the robot drives
 //! the player car, so a wheel unplugged mid-lap never leaves the car with stale pedal values.
 
-use rig_physics::Controls;
+use rig_physics::{Controls, GearRequest};
 
 /// The player's input as last published by the input layer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -19,6 +20,9 @@ pub struct PlayerInput {
     pub reset_requested: bool,
     /// The emergency stop is pressed: every output goes to its safe state while true.
     pub estop: bool,
+    /// Sequential-shift presses counted so far (serial button boxes); the RT thread turns each
+    /// new one into a one-tick shift request with [`ShiftEdges`].
+    pub shift_presses: ShiftPresses,
 }
 
 impl PlayerInput {
@@ -28,6 +32,7 @@ impl PlayerInput {
         controls: Controls::SAFE_STOP,
         reset_requested: false,
         estop: false,
+        shift_presses: ShiftPresses { up: 0, down: 0 },
     };
 }
 
@@ -37,32 +42,35 @@ impl Default for PlayerInput {
     }
 }
 
-/// The running input threads; dropping this stops them.
-pub struct InputThreads {
-    _guards: Vec<Box<dyn Send>>,
+/// Running counts of sequential-shift presses (they wrap; only changes matter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ShiftPresses {
+    /// Gear-up presses.
+    pub up: u32,
+    /// Gear-down presses.
+    pub down: u32,
 }
 
-impl std::fmt::Debug for InputThreads {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "InputThreads({} guards)", self._guards.len())
+/// The RT thread's memory of the shift presses it has acted on (no allocation, no lock).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ShiftEdges {
+    seen: ShiftPresses,
+}
+
+impl ShiftEdges {
+    /// Turns presses newer than the last call into this tick's gear request (`Up` before
+    /// `Down`); without new presses `input` keeps the request its devices hold.
+    pub fn apply(&mut self, input: &mut PlayerInput) {
+        let now = input.shift_presses;
+        let (up, down) = (
+            now.up.wrapping_sub(self.seen.up),
+            now.down.wrapping_sub(self.seen.down),
+        );
+        self.seen = now;
+        if up > 0 {
+            input.controls.gear_request = GearRequest::Up;
+        } else if down > 0 {
+            input.controls.gear_request = GearRequest::Down;
+        }
     }
-}
-
-/// Starts the threads that read the player's devices and publish [`PlayerInput`] through
-/// `publish`. Runs off the RT thread at start and on every reload (the previous
-/// [`InputThreads`] is dropped first).
-///
-/// Input features register with ONE entry below: a guard whose `Drop` stops their
-/// threads. With nothing registered the slot keeps [`PlayerInput::DISCONNECTED`] and the robot
-/// drives the player car.
-pub fn start_input_threads(
-    config: &rig_config::Config,
-    publish: crate::handoff::LatestWriter<PlayerInput>,
-) -> anyhow::Result<InputThreads> {
-    // Input registrations: one entry per feature.
-    let guards: Vec<Box<dyn Send>> = vec![
-        Box::new(crate::input::start(config, publish)?),
-        Box::new(crate::serial_input::start_all(config)?),
-    ];
-    Ok(InputThreads { _guards: guards })
 }

@@ -1,6 +1,6 @@
 //! The input thread: opens the configured devices, reads their evdev events (blocking in
 //! `poll`, which is fine here and never on the RT thread) and publishes the player's input
-//! through a latest-value slot after every `SYN_REPORT`, and the rim motion and e-stop latch
+//! into the session's [`super::hub::InputHub`] after every `SYN_REPORT`, and the rim motion and e-stop latch
 //! through the FFB link.
 //!
 //! Hot-plug: a read error or hang-up closes the device and its controls go safe at once
@@ -21,11 +21,12 @@ use evdev::raw_stream::RawDevice;
 use evdev::{EventType, SynchronizationCode};
 use rig_config::devices::{DeviceMatch, DevicesConfig};
 
+use super::hub::InputHub;
+use super::player_input::PlayerInput;
 use super::state::{Bindings, ControlState, MappingError};
 use crate::devices;
 use crate::ffb::FfbLink;
-use crate::handoff::{latest_value, LatestReader, LatestWriter};
-use crate::runtime::player_input::PlayerInput;
+use crate::rt::handoff::LatestReader;
 
 /// How often missing devices are looked for.
 const RESCAN: Duration = Duration::from_millis(250);
@@ -46,15 +47,15 @@ impl InputThread {
         config: &DevicesConfig,
         link: Arc<FfbLink>,
     ) -> Result<(InputThread, LatestReader<PlayerInput>), MappingError> {
-        let (writer, reader) = latest_value(PlayerInput::DISCONNECTED);
-        Ok((InputThread::spawn_into(config, link, writer)?, reader))
+        let (hub, reader) = InputHub::new();
+        Ok((InputThread::spawn_into(config, link, hub)?, reader))
     }
 
-    /// [`InputThread::spawn`] publishing into an existing slot (the runtime's).
+    /// [`InputThread::spawn`] publishing into the session's input merge.
     pub fn spawn_into(
         config: &DevicesConfig,
         link: Arc<FfbLink>,
-        writer: LatestWriter<PlayerInput>,
+        hub: Arc<InputHub>,
     ) -> Result<InputThread, MappingError> {
         let bindings = Bindings::resolve(config)?;
         let quit = Arc::new(AtomicBool::new(false));
@@ -62,7 +63,7 @@ impl InputThread {
         let devices = config.device.clone();
         let thread = std::thread::Builder::new()
             .name("rigd-input".into())
-            .spawn(move || run(devices, bindings, writer, link, stop))
+            .spawn(move || run(devices, bindings, hub, link, stop))
             .expect("spawning the input thread");
         Ok(InputThread {
             quit,
@@ -149,15 +150,15 @@ fn event_time_s(e: &evdev::InputEvent) -> f64 {
 fn run(
     devices: Vec<DeviceMatch>,
     bindings: Bindings,
-    mut writer: LatestWriter<PlayerInput>,
+    hub: Arc<InputHub>,
     link: Arc<FfbLink>,
     quit: Arc<AtomicBool>,
 ) {
     let mut state = ControlState::new(bindings);
     let mut open: Vec<Option<Opened>> = devices.iter().map(|_| None).collect();
     let mut next_scan = Instant::now();
-    let publish = |state: &ControlState, writer: &mut LatestWriter<PlayerInput>| {
-        writer.write(state.player_input());
+    let publish = |state: &ControlState| {
+        hub.publish_devices(state.player_input());
         let rim = state.rim();
         if rim.angle_rad.is_finite() {
             link.publish_rim(rim);
@@ -166,7 +167,7 @@ fn run(
         }
         link.set_estop(state.estop());
     };
-    publish(&state, &mut writer);
+    publish(&state);
     while !quit.load(Ordering::Acquire) {
         let now = Instant::now();
         if now >= next_scan {
@@ -179,7 +180,7 @@ fn run(
                 }
             }
             if changed {
-                publish(&state, &mut writer);
+                publish(&state);
             }
         }
         let mut fds: Vec<libc::pollfd> = Vec::new();
@@ -240,7 +241,7 @@ fn run(
                 next_scan = Instant::now() + RESCAN;
             }
             if synced {
-                publish(&state, &mut writer);
+                publish(&state);
             }
         }
     }

@@ -1,18 +1,21 @@
 //! Gamepad rumble from the car: the strong motor follows tyre slip past the grip peak, the weak
 //! motor buzzes on kerbs. Pure and allocation-free ([`rumble_for`]), plus the RT stage that
-//! publishes it each tick through one atomic ([`RumbleStage`]) for the gamepad thread.
+//! publishes it each tick through one atomic ([`RumbleStage`]) for the gamepad thread. The
+//! [`RumbleLink`] is built per session and handed to both.
 //!
 //! Scale: slip is measured against typical peak-grip values (slip ratio 0.1, slip angle
 //! 0.12 rad); the strong motor starts at the peak and reaches full at three times it. Kerb
 //! buzz grows with speed up to 30 m/s. Both are multiplied by the configured gain.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+use rig_config::devices::DevicesConfig;
 
 use rig_physics::{CarTelemetry, SurfaceKind};
 use rig_protocols::Frame;
 
-use crate::rt_stage::{RtStage, StopReason};
+use crate::rt::stage::{RtStage, StopReason};
 
 /// Slip ratio at which a tyre is at its grip peak (typical road tyre).
 const PEAK_SLIP_RATIO: f64 = 0.1;
@@ -77,10 +80,12 @@ impl RumbleLink {
     }
 }
 
-/// The process's player rumble link (shared by the stage and the gamepad thread).
-pub fn player_rumble() -> Arc<RumbleLink> {
-    static LINK: OnceLock<Arc<RumbleLink>> = OnceLock::new();
-    LINK.get_or_init(|| Arc::new(RumbleLink::default())).clone()
+/// The rumble stage when a gamepad drives (feature `gamepad`, `[devices.gamepad]` enabled
+/// with a rumble gain, and no evdev axis mapped), writing into the session's `link`.
+pub fn stage(devices: &DevicesConfig, link: &Arc<RumbleLink>) -> Option<RumbleStage> {
+    let gamepad_rumble = devices.gamepad.enabled && devices.gamepad.rumble_gain > 0.0;
+    (cfg!(feature = "gamepad") && gamepad_rumble && devices.axis.is_empty())
+        .then(|| RumbleStage::new(Arc::clone(link), devices.gamepad.rumble_gain))
 }
 
 /// RT stage computing the rumble each tick.

@@ -7,13 +7,12 @@
 //! functions) and publishes a [`SerialControls`] into a latest-value slot. Garbage lines are
 //! counted and dropped, never acted on.
 //!
-//! The RT side merges the latest [`SerialControls`] into the player's controls with a
-//! [`SerialMerge`] (no allocation): analogue values override (max with the other devices),
-//! the shifter selects the gear while it reports one, and button presses become one-tick
-//! sequential shift requests. In the daemon the readers also publish into the wait-free
-//! process-wide [`slots`], which the RT loop merges where it reads the player input.
-
-pub mod slots;
+//! Merging ([`SerialMerge`], no allocation): analogue values override (max with the other
+//! devices), the shifter selects the gear while it reports one, and button presses become
+//! one-tick sequential shift requests. In the daemon the readers feed the session's
+//! [`super::hub::InputHub`], which merges them off the RT thread with the other devices into
+//! the one player-input slot the RT thread reads (the presses as counts, turned into one-tick
+//! requests by [`super::player_input::ShiftEdges`]).
 
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +24,8 @@ use rig_config::motion::{SerialAxisFunction, SerialButtonFunction, SerialInputCo
 use rig_physics::{Controls, GearRequest};
 use rig_protocols::serial_input::{InputMessage, LineSplitter};
 
-use crate::handoff::{latest_value, LatestReader, LatestWriter};
+use super::hub::{InputHub, SerialFeed};
+use crate::rt::handoff::{latest_value, LatestReader, LatestWriter};
 
 /// What the DIY devices currently say (`Copy`, published on every change).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -62,42 +62,47 @@ pub struct SerialMerge {
 }
 
 impl SerialMerge {
-    /// A merge that has already seen `gear_up_presses` and `gear_down_presses` presses.
-    pub fn remembering(seen_up: u32, seen_down: u32) -> SerialMerge {
-        SerialMerge { seen_up, seen_down }
-    }
-
-    /// The press counts seen so far (up, down).
-    pub fn seen(&self) -> (u32, u32) {
-        (self.seen_up, self.seen_down)
-    }
-
     /// Merges `serial` into `controls` (unchanged when the device is not connected).
     pub fn apply(&mut self, serial: &SerialControls, controls: &mut Controls) {
-        let up = serial.gear_up_presses.wrapping_sub(self.seen_up);
-        let down = serial.gear_down_presses.wrapping_sub(self.seen_down);
-        self.seen_up = serial.gear_up_presses;
-        self.seen_down = serial.gear_down_presses;
+        let (up, down) = self.new_presses(serial);
         if !serial.connected {
             return;
         }
-        let merge = |into: &mut f64, value: Option<f64>| {
-            if let Some(v) = value {
-                *into = into.max(v);
-            }
-        };
-        merge(&mut controls.handbrake, serial.handbrake);
-        merge(&mut controls.clutch, serial.clutch);
-        merge(&mut controls.throttle, serial.throttle);
-        merge(&mut controls.brake, serial.brake);
-        controls.starter |= serial.starter;
+        merge_levels(serial, controls);
         if up > 0 {
             controls.gear_request = GearRequest::Up;
         } else if down > 0 {
             controls.gear_request = GearRequest::Down;
-        } else if let Some(gear) = serial.gear {
-            controls.gear_request = GearRequest::Select(gear);
         }
+    }
+
+    /// The gear-up and gear-down presses of `serial` this merge has not seen yet (they count
+    /// as seen from now on).
+    pub fn new_presses(&mut self, serial: &SerialControls) -> (u32, u32) {
+        let up = serial.gear_up_presses.wrapping_sub(self.seen_up);
+        let down = serial.gear_down_presses.wrapping_sub(self.seen_down);
+        self.seen_up = serial.gear_up_presses;
+        self.seen_down = serial.gear_down_presses;
+        (up, down)
+    }
+}
+
+/// The level part of a connected device's merge: analogue values override (max with the
+/// other devices), the starter is or-ed in, and the shifter's gear is selected while it
+/// reports one.
+pub fn merge_levels(serial: &SerialControls, controls: &mut Controls) {
+    let merge = |into: &mut f64, value: Option<f64>| {
+        if let Some(v) = value {
+            *into = into.max(v);
+        }
+    };
+    merge(&mut controls.handbrake, serial.handbrake);
+    merge(&mut controls.clutch, serial.clutch);
+    merge(&mut controls.throttle, serial.throttle);
+    merge(&mut controls.brake, serial.brake);
+    controls.starter |= serial.starter;
+    if let Some(gear) = serial.gear {
+        controls.gear_request = GearRequest::Select(gear);
     }
 }
 
@@ -180,13 +185,22 @@ impl Drop for SerialInputReader {
 pub fn start(
     config: &SerialInputConfig,
 ) -> std::io::Result<(SerialInputReader, LatestReader<SerialControls>)> {
+    start_feeding(config, None)
+}
+
+/// [`start`], also feeding every state into `feed` (the daemon's player-input merge).
+pub fn start_feeding(
+    config: &SerialInputConfig,
+    feed: Option<SerialFeed>,
+) -> std::io::Result<(SerialInputReader, LatestReader<SerialControls>)> {
     let (writer, reader) = latest_value(SerialControls::default());
     let stop = Arc::new(AtomicBool::new(false));
     let thread_stop = stop.clone();
     let config = config.clone();
+    let mut out = Publisher { writer, feed };
     let thread = std::thread::Builder::new()
         .name(format!("serial-in-{}", config.name))
-        .spawn(move || run(config, writer, thread_stop))?;
+        .spawn(move || read_loop(&config, &mut out, &thread_stop))?;
     Ok((
         SerialInputReader {
             stop,
@@ -196,29 +210,17 @@ pub fn start(
     ))
 }
 
-fn run(config: SerialInputConfig, writer: LatestWriter<SerialControls>, stop: Arc<AtomicBool>) {
-    let slot = slots::claim();
-    if slot.is_none() {
-        tracing::warn!(device = %config.name, "more than {} serial input devices: this one is read but not merged into the controls (fix: remove one)", slots::SLOTS);
-    }
-    let mut out = Publisher { writer, slot };
-    read_loop(&config, &mut out, &stop);
-    if let Some(index) = slot {
-        slots::release(index);
-    }
-}
-
-/// Publishes to the reader's own slot and, in the daemon, the RT-merged process-wide slot.
+/// Publishes to the reader's own slot and, in the daemon, to the player-input merge.
 struct Publisher {
     writer: LatestWriter<SerialControls>,
-    slot: Option<usize>,
+    feed: Option<SerialFeed>,
 }
 
 impl Publisher {
     fn write(&mut self, state: SerialControls) {
         self.writer.write(state);
-        if let Some(index) = self.slot {
-            slots::publish(index, &state);
+        if let Some(feed) = &self.feed {
+            feed.publish(&state);
         }
     }
 }
@@ -279,13 +281,16 @@ fn read_loop(config: &SerialInputConfig, writer: &mut Publisher, stop: &AtomicBo
     }
 }
 
-/// Every configured serial input device's reader (the daemon's input registration).
-pub fn start_all(config: &rig_config::Config) -> std::io::Result<Vec<SerialInputReader>> {
+/// Every configured serial input device's reader, each feeding `hub`.
+pub fn start_all(
+    config: &rig_config::Config,
+    hub: &Arc<InputHub>,
+) -> std::io::Result<Vec<SerialInputReader>> {
     config
         .motion
         .serial_inputs
         .iter()
-        .map(|device| start(device).map(|(reader, _)| reader))
+        .map(|device| start_feeding(device, Some(hub.serial_feed())).map(|(reader, _)| reader))
         .collect()
 }
 

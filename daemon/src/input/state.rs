@@ -13,7 +13,7 @@ use rig_physics::{Controls, GearRequest};
 use super::mapping::AxisMap;
 use crate::devices::resolve_code;
 use crate::ffb::RimMotion;
-use crate::runtime::player_input::PlayerInput;
+use crate::input::player_input::PlayerInput;
 
 /// A mapping that names an axis or key the kernel does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -381,6 +381,7 @@ impl ControlState {
             controls: c.sanitized(),
             reset_requested: self.held_any(ButtonFunction::ResetCar),
             estop: self.estop,
+            ..PlayerInput::DISCONNECTED
         }
     }
 }

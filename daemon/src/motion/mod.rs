@@ -3,10 +3,11 @@
 //! and UDP writer threads) and the RT stage that ties them to the 1 kHz loop.
 //!
 //! [`stages`] builds one [`stage::MotionStage`] per `[[motion.platforms]]` (off the RT
-//! thread: it allocates, spawns the writers and installs the panic-park hook).
+//! thread: it allocates, spawns the writers and installs the [`panic_park`] hook).
 
 pub mod cueing;
 pub mod kinematics;
+pub mod panic_park;
 pub mod safety;
 pub mod stage;
 pub mod tracker;
@@ -21,9 +22,10 @@ use rig_config::motion::{GeometryConfig, PlatformConfig};
 use rig_config::Config;
 use rig_protocols::motion::{parse_escapes, Encoder, FrameKind, TemplateEncoder};
 
-use crate::handoff::latest_value;
-use crate::rt_stage::RtStage;
+use crate::rt::handoff::latest_value;
+use crate::rt::stage::RtStage;
 use kinematics::{PlanarDrive, Platform, RotaryStewart, StewartGeometry, MAX_ACTUATORS};
+use panic_park::PanicPark;
 use stage::{MotionStage, OutputPort};
 use tracker::Tracker;
 use writer::{LinkTarget, WriterEnds, WriterSetup, WriterStatus};
@@ -85,7 +87,11 @@ pub fn platform_from_config(geometry: &GeometryConfig) -> Result<Platform> {
 }
 
 /// Builds the stage of one platform: writer threads for its outputs, and the RT side.
-pub fn platform_stage(config: &PlatformConfig, tick_hz: f64) -> Result<MotionStage> {
+pub fn platform_stage(
+    config: &PlatformConfig,
+    tick_hz: f64,
+    panic_park: &Arc<PanicPark>,
+) -> Result<MotionStage> {
     let platform = platform_from_config(&config.geometry)?;
     let limits = config
         .actuators
@@ -174,6 +180,7 @@ pub fn platform_stage(config: &PlatformConfig, tick_hz: f64) -> Result<MotionSta
             commands: consumer,
             status: status_writer,
             shutdown: shutdown.clone(),
+            panic_park: Arc::clone(panic_park),
         };
         let handle = std::thread::Builder::new()
             .name(format!("motion-{i}"))
@@ -193,16 +200,17 @@ pub fn platform_stage(config: &PlatformConfig, tick_hz: f64) -> Result<MotionSta
     ))
 }
 
-/// One RT stage per configured motion platform (none when `[motion]` has no platforms).
-pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
+/// One RT stage per configured motion platform (none when `[motion]` has no platforms); their
+/// writers park on a panic through `panic_park`, whose hook is installed here (once).
+pub fn stages(config: &Config, panic_park: &Arc<PanicPark>) -> Result<Vec<Box<dyn RtStage>>> {
     if config.motion.platforms.is_empty() {
         return Ok(Vec::new());
     }
-    writer::install_panic_park();
+    panic_park.hook_once();
     let tick_hz = f64::from(config.realtime.rate_hz);
     let mut out: Vec<Box<dyn RtStage>> = Vec::new();
     for platform in &config.motion.platforms {
-        out.push(Box::new(platform_stage(platform, tick_hz)?));
+        out.push(Box::new(platform_stage(platform, tick_hz, panic_park)?));
     }
     Ok(out)
 }

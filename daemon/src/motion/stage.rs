@@ -23,8 +23,8 @@ use super::kinematics::{Platform, MAX_ACTUATORS};
 use super::safety::{SafetyMachine, SafetyState, SafetyTimeouts, Target, TickFacts};
 use super::tracker::Tracker;
 use super::writer::{OutputCommand, WriterStatus};
-use crate::handoff::LatestReader;
-use crate::rt_stage::{RtStage, StopReason};
+use crate::rt::handoff::LatestReader;
+use crate::rt::stage::{RtStage, StopReason};
 
 /// The RT side of one output.
 pub struct OutputPort {

@@ -30,7 +30,7 @@
 
 use std::io::Write;
 use std::net::UdpSocket;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -38,8 +38,9 @@ use rig_config::motion::ActuatorLimits;
 use rig_protocols::motion::{Encoder, FrameBuffer, FrameValues};
 
 use super::kinematics::{Actuators, Platform, Pose, MAX_ACTUATORS};
+use super::panic_park::PanicPark;
 use super::tracker::Tracker;
-use crate::handoff::LatestWriter;
+use crate::rt::handoff::LatestWriter;
 
 /// What the RT stage hands the writer (`Copy`, through a wait-free ring).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -139,30 +140,6 @@ pub struct WriterSetup {
     pub watchdog: Duration,
 }
 
-/// Set by the panic hook: every writer parks and stays parked.
-static PANIC_PARK: AtomicBool = AtomicBool::new(false);
-/// Writers whose controller is not known to be parked.
-static UNPARKED_WRITERS: AtomicUsize = AtomicUsize::new(0);
-
-/// Installs (once) a panic hook that parks every motion platform before the panic goes on:
-/// it tells the writers to park and waits up to 10 s for them.
-pub fn install_panic_park() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            PANIC_PARK.store(true, Ordering::SeqCst);
-            let start = Instant::now();
-            while UNPARKED_WRITERS.load(Ordering::SeqCst) > 0
-                && start.elapsed() < Duration::from_secs(10)
-            {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            previous(info);
-        }));
-    });
-}
-
 enum Link {
     Serial(Box<dyn serialport::SerialPort>),
     Udp(UdpSocket),
@@ -239,6 +216,8 @@ pub struct WriterEnds {
     pub status: LatestWriter<WriterStatus>,
     /// Set when the stage is dropped: park, stop string, close, end the thread.
     pub shutdown: Arc<AtomicBool>,
+    /// The run's park-on-panic state (parks like a shutdown once a panic sets it).
+    pub panic_park: Arc<PanicPark>,
 }
 
 impl std::fmt::Debug for WriterEnds {
@@ -315,7 +294,7 @@ fn join_frame(tracker: &mut Tracker, command: &OutputCommand, every_ticks: u32) 
 
 impl Writer {
     fn shutting_down(&self) -> bool {
-        self.ends.shutdown.load(Ordering::SeqCst) || PANIC_PARK.load(Ordering::SeqCst)
+        self.ends.shutdown.load(Ordering::SeqCst) || self.ends.panic_park.parking()
     }
 
     fn parked(&self) -> bool {
@@ -326,11 +305,7 @@ impl Writer {
         self.status.mode = mode;
         let parked = mode == WriterMode::Parked;
         if parked == self.counted_unparked {
-            if parked {
-                UNPARKED_WRITERS.fetch_sub(1, Ordering::SeqCst);
-            } else {
-                UNPARKED_WRITERS.fetch_add(1, Ordering::SeqCst);
-            }
+            self.ends.panic_park.count_unparked(!parked);
             self.counted_unparked = !parked;
         }
     }

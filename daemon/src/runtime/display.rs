@@ -39,7 +39,8 @@ use rig_config::telemetry::{effective_outputs, TelemetryFormat, TelemetryOutput}
 use rig_protocols::Frame;
 
 use super::bounded_join::join_within;
-use crate::handoff::LatestReader;
+use crate::logging::NoticeFeed;
+use crate::rt::handoff::LatestReader;
 
 const REFRESH: Duration = Duration::from_millis(100);
 
@@ -197,14 +198,15 @@ pub fn prepare(telemetry: &[TelemetryOutput]) -> PreparedDisplay {
 }
 
 /// Starts the prepared display on its own thread: the dashboard, or the one-line status
-/// reading `frames`.
+/// reading `frames` and showing the newest of `notices`.
 pub fn start(
     prepared: PreparedDisplay,
     frames: LatestReader<Frame>,
     stop_daemon: StopRequest,
+    notices: NoticeFeed,
 ) -> std::io::Result<Display> {
     let Some(dashboard) = prepared.dashboard else {
-        return start_status_line(frames, stop_daemon);
+        return start_status_line(frames, stop_daemon, notices);
     };
     let host = rig_dash::HostFeed::default();
     let dashboard = dashboard.with_host(host.clone());
@@ -239,6 +241,7 @@ pub fn start(
 fn start_status_line(
     mut frames: LatestReader<Frame>,
     stop_daemon: StopRequest,
+    notices: NoticeFeed,
 ) -> std::io::Result<Display> {
     let stop = Arc::new(AtomicBool::new(false));
     let stop_flag = stop.clone();
@@ -249,7 +252,7 @@ fn start_status_line(
             while !stop_flag.load(Ordering::Relaxed) {
                 std::thread::sleep(REFRESH);
                 let mut line = status_line(&frames.read());
-                if let Some(notice) = crate::cli::logging::latest_notice() {
+                if let Some(notice) = notices.latest() {
                     line = format!("{line}  |  {notice}");
                 }
                 let line = fit_width(&line, stdout_columns());

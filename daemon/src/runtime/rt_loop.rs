@@ -21,12 +21,13 @@ use std::sync::Arc;
 use rig_config::realtime::LoopConfig;
 use rig_protocols::Frame;
 
-use super::clock::{first_deadline_ns, now_ns, sleep_until_ns, wait_until_ns};
 use super::health::{HealthRecorder, HealthTotals};
-use super::player_input::PlayerInput;
 use super::simulation::Simulation;
-use crate::handoff::{LatestReader, LatestWriter};
-use crate::rt_stage::{RtStage, StopReason};
+use crate::ffb::FfbLink;
+use crate::input::player_input::{PlayerInput, ShiftEdges};
+use crate::rt::clock::{first_deadline_ns, now_ns, sleep_until_ns, wait_until_ns};
+use crate::rt::handoff::{LatestReader, LatestWriter};
+use crate::rt::stage::{RtStage, StopReason};
 
 /// What the loop is asked to do next (set by the main thread, read once per tick).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +76,7 @@ impl FrameSlots {
     /// `count` slots and their readers.
     pub fn new(count: usize) -> (FrameSlots, Vec<LatestReader<Frame>>) {
         let (writers, readers) = (0..count)
-            .map(|_| crate::handoff::latest_value(Frame::default()))
+            .map(|_| crate::rt::handoff::latest_value(Frame::default()))
             .unzip();
         (FrameSlots { writers }, readers)
     }
@@ -98,6 +99,8 @@ pub struct LoopParts {
     pub input: LatestReader<PlayerInput>,
     /// Where frames go.
     pub slots: FrameSlots,
+    /// The player rim's force-feedback state (atomics; read each tick for the frame).
+    pub ffb: Arc<FfbLink>,
 }
 
 impl std::fmt::Debug for dyn RtStage {
@@ -158,8 +161,7 @@ pub struct RtLoop {
     faulted: bool,
     estop: bool,
     reset_held: bool,
-    /// The player rim's force-feedback state (atomics; read each tick for the frame).
-    ffb_link: Arc<crate::ffb::link::FfbLink>,
+    shift_edges: ShiftEdges,
 }
 
 impl RtLoop {
@@ -176,7 +178,7 @@ impl RtLoop {
             faulted: false,
             estop: false,
             reset_held: false,
-            ffb_link: crate::ffb::player_link(),
+            shift_edges: ShiftEdges::default(),
         }
     }
 
@@ -201,8 +203,9 @@ impl RtLoop {
         self.health.record_wake(latency_ns, steps, missed, dropped);
         self.track_deadlines(missed);
 
-        // Serial DIY devices (handbrake, shifter, buttons; issue 8) merge here, wait-free.
-        let input = crate::serial_input::slots::merged(self.parts.input.read());
+        // Every input device was merged into this one slot by the input layer.
+        let mut input = self.parts.input.read();
+        self.shift_edges.apply(&mut input);
         self.track_estop(input.estop);
         if input.reset_requested && !self.reset_held {
             self.parts.sim.reset_player();
@@ -223,7 +226,7 @@ impl RtLoop {
             car_index: 0,
             car,
             health: self.health.current(),
-            ffb: self.ffb_link.status(),
+            ffb: self.parts.ffb.status(),
         };
         self.sequence = self.sequence.wrapping_add(1);
         for stage in &mut self.parts.stages {

@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 
 use super::bounded_join::join_within;
 use super::rt_loop::{Command, LoopExit, LoopParts, LoopShared, LoopTiming, RtLoop};
-use super::rt_setup::{self, NotGranted};
+use crate::rt::setup::{self, NotGranted};
 
 /// Stack of the RT thread: the loop needs little; it is pre-faulted (and locked when
 /// mlockall is granted).
@@ -42,7 +42,7 @@ impl RtThread {
         config: &rig_config::realtime::LoopConfig,
     ) -> Result<(RtThread, Vec<NotGranted>)> {
         let rt_loop = RtLoop::new(parts, timing, shared.clone());
-        RtThread::spawn(rt_loop, shared, rt_setup::rt_core(config), config.priority)
+        RtThread::spawn(rt_loop, shared, setup::rt_core(config), config.priority)
     }
 
     /// Spawns the thread for `rt_loop` on `core` at SCHED_FIFO `priority`; returns once the
@@ -59,13 +59,13 @@ impl RtThread {
             .stack_size(RT_STACK_BYTES)
             .spawn(move || {
                 let mut not_granted = Vec::new();
-                if let Err(e) = rt_setup::pin_current_thread(core) {
+                if let Err(e) = setup::pin_current_thread(core) {
                     not_granted.push(e);
                 }
-                if let Err(e) = rt_setup::make_current_thread_fifo(priority) {
+                if let Err(e) = setup::make_current_thread_fifo(priority) {
                     not_granted.push(e);
                 }
-                rt_setup::prefault_stack();
+                setup::prefault_stack();
                 // The spawner may have given up waiting; the loop runs regardless.
                 let _ = report.send(not_granted);
                 rt_loop.run()

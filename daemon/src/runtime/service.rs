@@ -30,18 +30,21 @@ use rig_config::realtime::LoopConfig;
 use rig_config::Config;
 use rig_protocols::Frame;
 
-use super::clock;
 use super::display::{self, Display, StopCause, StopRequest};
-use super::player_input::{start_input_threads, InputThreads, PlayerInput};
 use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
-use super::rt_setup::{self, NotGranted, PmQosGuard};
 use super::rt_thread::RtThread;
+use super::session_links::SessionLinks;
 use super::simulation::{self, Simulation};
 use super::stages::build_output_stages;
-use crate::handoff::LatestReader;
+use super::systemd::{Notifier, Watchdog};
+use crate::input::{self, PlayerInputs};
+use crate::logging::NoticeFeed;
+use crate::motion::panic_park::PanicPark;
+use crate::rt::clock;
+use crate::rt::handoff::LatestReader;
+use crate::rt::setup::{self, NotGranted, PmQosGuard};
 use crate::signals::{self, ControllingTerminal, Signal};
-use crate::systemd::{Notifier, Watchdog};
-use crate::telemetry_out::{self, report::ReportLog, TelemetrySnapshot};
+use crate::telemetry_out::{self, report::ReportLog, TelemetryCounters, TelemetrySnapshot};
 
 /// How `rigd run` was asked to run.
 #[derive(Debug, Clone, Default)]
@@ -52,6 +55,8 @@ pub struct RunOptions {
     pub display: bool,
     /// Test hook: the RT thread stops ticking this long after start.
     pub stall_after: Option<Duration>,
+    /// The newest logged warning, shown by the display.
+    pub notices: NoticeFeed,
 }
 
 /// A failure of `rigd run`, split by exit code.
@@ -118,11 +123,19 @@ fn partial_sim(text: &str) -> Option<rig_config::sim::SimConfig> {
 const STATUS_SLOT: usize = 0;
 const SLOT_COUNT: usize = 2;
 
+/// What a run keeps across its sessions: the loop's atomics, the telemetry counters (a
+/// reload's sender continues them) and the motion writers' park-on-panic state.
+struct RunShared {
+    shared: Arc<LoopShared>,
+    telemetry: Arc<TelemetryCounters>,
+    panic_park: Arc<PanicPark>,
+}
+
 /// What runs around one RT thread (rebuilt on reload).
 struct Session {
     config: Config,
     rt: RtThread,
-    _inputs: InputThreads,
+    _inputs: PlayerInputs,
 }
 
 /// A session that could not start, with what it was given back so that another configuration
@@ -141,9 +154,11 @@ fn start_session(
     config: Config,
     previous_sim: Option<Simulation>,
     slots: FrameSlots,
-    shared: &Arc<LoopShared>,
+    run: &RunShared,
     stall_after: Option<Duration>,
 ) -> Result<(Session, Vec<NotGranted>), Box<StartFailure>> {
+    let shared = &run.shared;
+    let links = SessionLinks::new(run.telemetry.clone(), run.panic_park.clone());
     let fail = |error: anyhow::Error, sim: Option<Simulation>, slots: FrameSlots| {
         Box::new(StartFailure {
             error,
@@ -151,9 +166,8 @@ fn start_session(
             slots: Some(slots),
         })
     };
-    let (input_writer, input_reader) = crate::handoff::latest_value(PlayerInput::DISCONNECTED);
-    let inputs = match start_input_threads(&config, input_writer) {
-        Ok(inputs) => inputs,
+    let (inputs, input_reader) = match input::start(&config, &links.ffb, &links.rumble) {
+        Ok(started) => started,
         Err(e) => {
             return Err(fail(
                 e.context("cannot start the input devices"),
@@ -162,7 +176,7 @@ fn start_session(
             ))
         }
     };
-    let stages = match build_output_stages(&config) {
+    let stages = match build_output_stages(&config, &links) {
         Ok(stages) => stages,
         Err(e) => {
             return Err(fail(
@@ -184,6 +198,7 @@ fn start_session(
         stages,
         input: input_reader,
         slots,
+        ffb: links.ffb,
     };
     let mut timing = LoopTiming::from_config(&config.realtime);
     timing.stall_after_ns = stall_after.map(|d| d.as_nanos() as u64);
@@ -298,29 +313,33 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
         |p| p.display().to_string(),
     );
 
-    let rt_setup::ProcessSetup {
+    let setup::ProcessSetup {
         core,
         mut pm_qos,
         mut refused,
-    } = rt_setup::ProcessSetup::prepare(&config.realtime);
+    } = setup::ProcessSetup::prepare(&config.realtime);
 
-    let shared = Arc::new(LoopShared::default());
+    let run = RunShared {
+        shared: Arc::new(LoopShared::default()),
+        telemetry: Arc::default(),
+        panic_park: PanicPark::new(),
+    };
+    let shared = &run.shared;
     let (slots, mut readers) = FrameSlots::new(SLOT_COUNT);
     let display_reader = readers.pop().context("display slot")?;
     let mut status_reader: LatestReader<Frame> = readers.swap_remove(STATUS_SLOT);
 
     let stall_timeout = Duration::from_millis(u64::from(config.realtime.stall_timeout_ms));
     let prepared_display = options.display.then(|| display::prepare(&config.telemetry));
-    let (mut session, rt_refused) =
-        start_session(config, None, slots, &shared, options.stall_after)
-            .map_err(|failure| failure.error)?;
+    let (mut session, rt_refused) = start_session(config, None, slots, &run, options.stall_after)
+        .map_err(|failure| failure.error)?;
     refused.extend(rt_refused);
-    if let Some(warning) = rt_setup::warning(&refused) {
+    if let Some(warning) = setup::warning(&refused) {
         tracing::warn!("{warning}");
     }
 
     let notifier = Arc::new(Notifier::from_env());
-    if !wait_for_ticks(&shared, 10, Duration::from_secs(2)) {
+    if !wait_for_ticks(shared, 10, Duration::from_secs(2)) {
         tracing::warn!(
             "the physics loop has not ticked within 2 s of starting; readiness is not reported"
         );
@@ -344,8 +363,13 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let stop_request = StopRequest::default();
     let display: Option<Display> = match prepared_display {
         Some(prepared) => Some(
-            display::start(prepared, display_reader, stop_request.clone())
-                .context("cannot start the display")?,
+            display::start(
+                prepared,
+                display_reader,
+                stop_request.clone(),
+                options.notices.clone(),
+            )
+            .context("cannot start the display")?,
         ),
         None => {
             drop(display_reader);
@@ -379,7 +403,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 session = reload(
                     session,
                     options.config_path.as_deref(),
-                    &shared,
+                    &run,
                     &notifier,
                     &mut pm_qos,
                 )?;
@@ -400,12 +424,12 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
             } else {
                 tracing::info!("loop health: {status}");
             }
-            let telemetry = telemetry_out::current_snapshot().unwrap_or_default();
+            let telemetry = run.telemetry.snapshot().unwrap_or_default();
             notifier.send(&format!("STATUS={status}{}", telemetry_status(&telemetry)));
             report_telemetry(&mut telemetry_log, &telemetry);
             if let Some(display) = &display {
                 display.show(
-                    crate::cli::logging::latest_notice(),
+                    options.notices.latest(),
                     telemetry_out::report::destination_lines(&telemetry),
                 );
             }
@@ -417,7 +441,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     }
 
     notifier.send("STOPPING=1");
-    let (_, _, loop_panicked) = stop_session(session, &shared, Command::Exit)?;
+    let (_, _, loop_panicked) = stop_session(session, shared, Command::Exit)?;
     drop(display);
     if panicked || loop_panicked {
         return Err(RunError::Other(anyhow::anyhow!(
@@ -439,10 +463,10 @@ impl Session {
 /// thread off it (display, watchdog, dashboard receivers; threads started later inherit it
 /// from the main thread) and moves the PM QoS request; memory locking follows `lock_memory`.
 fn apply_process_changes(old: &LoopConfig, new: &LoopConfig, pm_qos: &mut PmQosGuard) {
-    let (old_core, new_core) = (rt_setup::rt_core(old), rt_setup::rt_core(new));
+    let (old_core, new_core) = (setup::rt_core(old), setup::rt_core(new));
     let mut refused = Vec::new();
     if new_core != old_core {
-        match rt_setup::keep_process_off_core(new_core) {
+        match setup::keep_process_off_core(new_core) {
             Ok(()) => tracing::info!(
                 "reload: the physics loop moves from core {old_core} to core {new_core}; \
                  every other thread now stays off core {new_core}"
@@ -463,13 +487,13 @@ fn apply_process_changes(old: &LoopConfig, new: &LoopConfig, pm_qos: &mut PmQosG
             });
     }
     if new.lock_memory && !old.lock_memory {
-        if let Err(e) = rt_setup::lock_memory() {
+        if let Err(e) = setup::lock_memory() {
             refused.push(e);
         }
     } else if old.lock_memory && !new.lock_memory {
-        rt_setup::unlock_memory();
+        setup::unlock_memory();
     }
-    if let Some(warning) = rt_setup::warning(&refused) {
+    if let Some(warning) = setup::warning(&refused) {
         tracing::warn!("reload: {warning}");
     }
 }
@@ -477,7 +501,7 @@ fn apply_process_changes(old: &LoopConfig, new: &LoopConfig, pm_qos: &mut PmQosG
 fn reload(
     session: Session,
     path: Option<&Path>,
-    shared: &Arc<LoopShared>,
+    run: &RunShared,
     notifier: &Notifier,
     pm_qos: &mut PmQosGuard,
 ) -> Result<Session> {
@@ -494,10 +518,10 @@ fn reload(
     notifier.send("RELOADING=1");
     let old_config = session.config.clone();
     let new_loop = new_config.realtime.clone();
-    let (sim, slots, _) = stop_session(session, shared, Command::Reload)?;
+    let (sim, slots, _) = stop_session(session, &run.shared, Command::Reload)?;
     apply_process_changes(&old_config.realtime, &new_loop, pm_qos);
     let mut status = "STATUS=reloaded";
-    let (session, refused) = match start_session(new_config, Some(sim), slots, shared, None) {
+    let (session, refused) = match start_session(new_config, Some(sim), slots, run, None) {
         Ok(started) => {
             tracing::info!("configuration reloaded");
             started
@@ -511,7 +535,7 @@ fn reload(
             };
             apply_process_changes(&new_loop, &old_config.realtime, pm_qos);
             let restarted =
-                start_session(old_config, failure.sim, slots, shared, None).map_err(|again| {
+                start_session(old_config, failure.sim, slots, run, None).map_err(|again| {
                     again.error.context(
                         "the previous configuration could not be restarted either after a \
                              failed reload",
@@ -525,7 +549,7 @@ fn reload(
             restarted
         }
     };
-    if let Some(warning) = rt_setup::warning(&refused) {
+    if let Some(warning) = setup::warning(&refused) {
         tracing::warn!("{warning}");
     }
     notifier.send(&format!("READY=1\n{status}"));

@@ -9,8 +9,8 @@ use rig_config::FieldProblem;
 use rig_physics::track::Track;
 use rig_physics::{CarId, CarSpec, CarTelemetry, DataError, World};
 
-use super::player_input::PlayerInput;
 use super::robots::{robot_controls, RobotDriver};
+use crate::input::player_input::PlayerInput;
 
 /// The car or track of `[sim]` could not be loaded.
 #[derive(Debug, thiserror::Error)]

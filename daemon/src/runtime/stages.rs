@@ -1,25 +1,33 @@
 //! Builds the output stages the RT thread runs after each physics step, from the config.
 //!
-//! Each output feature (telemetry, force feedback, motion) registers itself with ONE line in
-//! [`build_output_stages`]; the runtime never needs to know more about it. Stages are built off
-//! the RT thread (they may allocate and open devices here) and are then moved onto it.
+//! Each output feature (telemetry, force feedback, motion, gamepad rumble) registers itself
+//! with ONE line in [`build_output_stages`]; the runtime never needs to know more about it.
+//! Stages are built off the RT thread (they may allocate and open devices here) and are then
+//! moved onto it.
 
 use anyhow::Result;
 use rig_config::Config;
 
-use crate::rt_stage::RtStage;
+use super::session_links::SessionLinks;
+use crate::rt::stage::RtStage;
 
-/// The output stages for `config`, in the order they run each tick.
+/// The output stages for `config`, in the order they run each tick, sharing the session's
+/// `links`.
 ///
 /// Every stage receives the player car's [`rig_protocols::Frame`] once per tick, and
 /// `safe_stop` on exit, reload, fault and e-stop. Building happens at start and on every
 /// SIGHUP reload (after the old stages were safe-stopped and dropped).
-pub fn build_output_stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>> {
+pub fn build_output_stages(config: &Config, links: &SessionLinks) -> Result<Vec<Box<dyn RtStage>>> {
     let mut stages: Vec<Box<dyn RtStage>> = Vec::new();
 
-    stages.extend(crate::telemetry_out::stages(config)?);
-    stages.extend(crate::motion::stages(config)?);
-    stages.extend(crate::ffb::stages(config)?);
+    stages.extend(crate::telemetry_out::stages(config, &links.telemetry)?);
+    stages.extend(crate::motion::stages(config, &links.panic_park)?);
+    if let Some(rumble) = crate::input::rumble::stage(&config.devices, &links.rumble) {
+        stages.push(Box::new(rumble));
+    }
+    if let Some(ffb) = crate::ffb::stage(config, &links.ffb)? {
+        stages.push(Box::new(ffb));
+    }
 
     Ok(stages)
 }

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::runtime::clock::sleep_between_ticks;
-use crate::runtime::rt_loop::LoopShared;
+use super::rt_loop::LoopShared;
+use crate::rt::clock::sleep_between_ticks;
 
 /// Sends notifications to the service manager.
 #[derive(Debug)]

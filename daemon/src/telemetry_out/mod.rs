@@ -1,10 +1,10 @@
 //! UDP telemetry out of the daemon: the `[[telemetry]]` outputs, sent off the RT thread.
 //!
-//! Data flow: the RT thread runs [`TelemetryStage`] (a [`crate::rt_stage::RtStage`]) which
+//! Data flow: the RT thread runs [`TelemetryStage`] (a [`crate::rt::stage::RtStage`]) which
 //! only copies each frame into a bounded lock-free channel; the `rigd-telemetry` thread
 //! ([`sender`]) decimates per output by simulation time, encodes with rig-protocols and sends
 //! to every destination. Per-destination counters ([`stats`]) are atomics readable at any time
-//! through [`TelemetryHandle::snapshot`] or, for the running daemon, [`current_snapshot`];
+//! through [`TelemetryHandle::snapshot`] or, for the running daemon, [`TelemetryCounters`];
 //! [`report`] turns them into the daemon's health output (`STATUS=`, log, dashboard). A
 //! reload's new sender continues the counters of every destination it keeps (same format and
 //! address); the others start at zero.
@@ -36,7 +36,7 @@ pub use stats::{
     DestinationSnapshot, ErrorCounts, SendErrorKind, TelemetrySnapshot, TelemetryStats,
 };
 
-use crate::rt_stage::RtStage;
+use crate::rt::stage::RtStage;
 use sender::{Destination, Output};
 use stats::DestinationStats;
 
@@ -155,7 +155,7 @@ impl SenderPlacement {
         SenderPlacement {
             tick_period_ns: config.period_ns(),
             rt_core: match config.telemetry_sender_core {
-                TelemetrySenderCore::RtCore => Some(crate::runtime::rt_setup::rt_core(config)),
+                TelemetrySenderCore::RtCore => Some(crate::rt::setup::rt_core(config)),
                 TelemetrySenderCore::OtherCores => None,
             },
         }
@@ -227,7 +227,7 @@ pub fn start_continuing(
 /// Pins the calling (sender) thread to the physics core `core`; true when it now runs there.
 /// When the kernel refuses (a cpuset without that core), it warns once and stays where it is.
 fn move_onto_rt_core(core: usize) -> bool {
-    match crate::runtime::rt_setup::pin_current_thread(core) {
+    match crate::rt::setup::pin_current_thread(core) {
         Ok(()) => true,
         Err(refused) => {
             tracing::warn!(
@@ -242,28 +242,38 @@ fn move_onto_rt_core(core: usize) -> bool {
     }
 }
 
-/// The counters of the telemetry sender the daemon runs now (set by [`stages`]).
-static CURRENT: Mutex<Option<Arc<TelemetryStats>>> = Mutex::new(None);
+/// The counters of the telemetry sender a `rigd run` runs now: built once per run and handed
+/// to every (re)built set of [`stages`], so a reload continues them and health output reads
+/// them. Never touched on the RT thread.
+#[derive(Debug, Default)]
+pub struct TelemetryCounters(Mutex<Option<Arc<TelemetryStats>>>);
 
-/// A copy of the running daemon's telemetry counters, for health output (`None` before the
-/// first start, and while no output is configured). A SIGHUP reload rebuilds the sender; the
-/// destinations it keeps continue their counters. Never called on the RT thread.
-pub fn current_snapshot() -> Option<TelemetrySnapshot> {
-    let current = CURRENT
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    current.as_ref().map(|stats| stats.snapshot())
+impl TelemetryCounters {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Arc<TelemetryStats>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A copy of the running sender's counters (`None` before the first start, and while no
+    /// output is configured). A SIGHUP reload rebuilds the sender; the destinations it keeps
+    /// continue their counters.
+    pub fn snapshot(&self) -> Option<TelemetrySnapshot> {
+        self.lock().as_ref().map(|stats| stats.snapshot())
+    }
 }
 
 /// The telemetry stages for `config` (the runtime's registration point): the configured
 /// enabled outputs, or the native format to the dashboard when there is no `[[telemetry]]`.
-pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> {
+/// The new sender continues `counters` and becomes the one they show.
+pub fn stages(
+    config: &Config,
+    counters: &TelemetryCounters,
+) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> {
     let outputs = effective_outputs(&config.telemetry);
     if outputs.is_empty() {
         // A reload that disabled every output must not leave the old counters in health.
-        *CURRENT
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = None;
+        *counters.lock() = None;
         return Ok(Vec::new());
     }
     for output in &outputs {
@@ -274,9 +284,7 @@ pub fn stages(config: &Config) -> Result<Vec<Box<dyn RtStage>>, TelemetryError> 
             output.destinations.join(", ")
         );
     }
-    let mut current = CURRENT
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut current = counters.lock();
     let (stage, handle) = start_continuing(
         &outputs,
         current.as_deref(),

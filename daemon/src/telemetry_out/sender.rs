@@ -22,7 +22,7 @@ use rig_protocols::Frame;
 use super::backoff::WarnBackoff;
 use super::mmsg::send_each;
 use super::stats::TelemetryStats;
-use crate::runtime::clock::{now_ns, sleep_between_ticks};
+use crate::rt::clock::{now_ns, sleep_between_ticks};
 
 /// Shortest sleep once the channel ran dry. With a 1 kHz output the sender wakes this often
 /// and sends the two due frames as one batch; rates stay exact (frames queue meanwhile).
@@ -118,7 +118,7 @@ impl Destination {
 
 /// Keeps the sender inside the loop's idle time when it shares the physics core. It wakes on
 /// the instants between ticks, half a period after a deadline and half a period before the
-/// next ([`crate::runtime::clock::between_ticks_ns`]); a send (one `sendmmsg` of at most
+/// next ([`crate::rt::clock::between_ticks_ns`]); a send (one `sendmmsg` of at most
 /// [`BATCH_FRAMES`] packets to one destination, tens of microseconds) may start until
 /// [`RT_CORE_SENDER_SLACK_TENTHS`] tenths of a period after that instant, later ones wait for
 /// the next. A loop tick that overruns into that time simply runs first: the loop thread is
@@ -329,7 +329,7 @@ fn warn_rate_limited(
 #[cfg(test)]
 mod tests {
     use super::{sleep_after, Decimator, Output, SlackPacer, MAX_SLEEP, MIN_SLEEP};
-    use crate::runtime::clock::{first_deadline_ns, now_ns};
+    use crate::rt::clock::{first_deadline_ns, now_ns};
     use rig_protocols::telemetry::Format;
     use std::time::Duration;
 

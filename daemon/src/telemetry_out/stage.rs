@@ -12,7 +12,7 @@ use crossbeam_channel::Sender;
 use rig_protocols::Frame;
 
 use super::stats::TelemetryStats;
-use crate::rt_stage::{RtStage, StopReason};
+use crate::rt::stage::{RtStage, StopReason};
 
 /// The telemetry output stage run on the RT thread.
 #[derive(Debug)]

@@ -1,0 +1,75 @@
+//! Runs the subcommand the command line names (`run` when none): the one place that maps
+//! parsed arguments onto the library.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::{BenchCommand, Cli, Command, RunArgs};
+use crate::logging::NoticeFeed;
+use crate::runtime::service::{self, RunOptions};
+
+/// True when `rigd run` will draw its display in this terminal (stdout is one and
+/// `--no-display` was not given).
+pub fn shows_display(cli: &Cli) -> bool {
+    let no_display = match &cli.command {
+        None => false,
+        Some(Command::Run(args)) => args.no_display,
+        Some(_) => return false,
+    };
+    !no_display && std::io::stdout().is_terminal()
+}
+
+/// Runs `cli`'s subcommand; `display` is [`shows_display`]'s answer and `notices` the log's
+/// newest-warning feed (the display shows it).
+pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
+    match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
+        Command::Run(args) => {
+            let options = RunOptions {
+                config_path: cli.config,
+                display,
+                stall_after: args.test_stall_rt_after_ms.map(Duration::from_millis),
+                notices,
+            };
+            service::run(options)?;
+        }
+        Command::CheckConfig { file, schema } => {
+            if schema {
+                println!("{}", rig_config::json_schema());
+                return Ok(());
+            }
+            let path = file.or(cli.config).ok_or_else(|| {
+                anyhow::anyhow!("no file to check (fix: `rigd check-config FILE` or `rigd --config FILE check-config`)")
+            })?;
+            super::check::check_config(&path)?;
+        }
+        Command::Schema => println!("{}", rig_config::json_schema()),
+        Command::Devices => {
+            let devices = crate::devices::list();
+            crate::devices::print(&devices, &mut std::io::stdout())?;
+        }
+        Command::Maneuver(args) => super::maneuver::run(&args)?,
+        Command::Bench { which } => match which {
+            BenchCommand::Loop {
+                seconds,
+                robots,
+                core,
+                priority,
+            } => {
+                let mut config = service::load_config(cli.config.as_deref())?;
+                if let Some(robots) = robots {
+                    config.sim.robots = robots;
+                }
+                if core.is_some() {
+                    config.realtime.core = core;
+                }
+                if let Some(priority) = priority {
+                    config.realtime.priority = priority;
+                }
+                super::bench::run_loop(&config, seconds)?;
+            }
+        },
+    }
+    Ok(())
+}
