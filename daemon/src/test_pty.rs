@@ -1,5 +1,5 @@
 //! Test support: a pseudo-terminal pair for the unit tests of terminal handling (hang-up
-//! detection in `signals`, the bounded last words in `cli::logging`) and, included by path,
+//! detection in `signals`, the bounded last words in `logging`) and, included by path,
 //! the motion and serial-input tests' `motion_pty`. Test builds only.
 
 use std::os::fd::{FromRawFd, OwnedFd};

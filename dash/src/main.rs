@@ -2,14 +2,16 @@
 //! dashboard, and map failures to exit codes (2 for bad arguments, through clap; 1 otherwise,
 //! including a terminal that went away).
 //!
-//! The handlers only set [`STOP`]; the dashboard's key wait is a `poll(2)` that a signal
-//! interrupts, so the flag is seen at once (within [`rig_dash::terminal::MAX_WAIT`] when the
-//! signal lands on a receiver thread instead).
+//! The handlers (signal-hook's `flag::register`) only set the stop flag `main` owns; the
+//! dashboard's key wait is a `poll(2)` that a signal interrupts, so the flag is seen at once
+//! (within [`rig_dash::terminal::MAX_WAIT`] when the signal lands on a receiver thread
+//! instead).
 
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use clap::Parser;
 use rig_dash::{DashOptions, FormatChoice, DEFAULT_FPS, DEFAULT_LISTEN};
@@ -29,30 +31,29 @@ struct Cli {
     fps: u32,
 }
 
-/// Set by the signal handler; the dashboard polls it every frame.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn request_stop(_signal: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-/// Lets SIGTERM, SIGHUP and SIGINT end the loop normally so the terminal is restored.
+/// Lets SIGTERM, SIGHUP and SIGINT set `stop` (the dashboard polls it every frame), so the
+/// loop ends normally and the terminal is restored.
 ///
 /// A signal that was ignored when the program started stays ignored (the `nohup` convention):
 /// under `nohup` a hang-up still ends the dashboard, through the terminal reporting it.
-fn install_stop_handlers() {
+fn install_stop_handlers(stop: &Arc<AtomicBool>) {
     for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
         // SAFETY: sigaction with a null new action only reads the current disposition into
-        // `current`, a valid zeroed struct; the handler installed only stores to an atomic,
-        // which is async-signal-safe.
-        unsafe {
+        // `current`, a valid zeroed struct.
+        let ignored = unsafe {
             let mut current: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+            libc::sigaction(signal, std::ptr::null(), &mut current) == 0
                 && current.sa_sigaction == libc::SIG_IGN
-            {
-                continue;
-            }
-            libc::signal(signal, request_stop as *const () as libc::sighandler_t);
+        };
+        if ignored {
+            continue;
+        }
+        if let Err(error) = signal_hook::flag::register(signal, Arc::clone(stop)) {
+            // Not `eprintln!`: it panics when stderr is a terminal that went away.
+            let _ = writeln!(
+                std::io::stderr(),
+                "rig-dash: cannot handle signal {signal}: {error}; `q` still quits"
+            );
         }
     }
 }
@@ -68,8 +69,9 @@ fn main() -> ExitCode {
         format: cli.format,
         fps: cli.fps,
     };
-    install_stop_handlers();
-    match rig_dash::run_terminal(&options, &STOP) {
+    let stop = Arc::new(AtomicBool::new(false));
+    install_stop_handlers(&stop);
+    match rig_dash::run_terminal(&options, &stop) {
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
             // Not `eprintln!`: it panics when stderr is the terminal that just went away.

@@ -305,12 +305,20 @@ impl RtLoop {
             // The final spin leaves the core to its kernel threads for at least a tenth of
             // every period, however long the tick's work (clock::spin_start_ns).
             wait_until_ns(deadline, self.timing.spin_ns, period / 10);
-            let wake = now_ns();
-            let latency = wake.saturating_sub(deadline);
-            let missed = latency / period;
-            deadline += (missed + 1) * period;
-            self.tick(wake, latency, missed);
+            deadline = self.wake(deadline, now_ns());
         }
+    }
+
+    /// One wake-up at `wake_ns` for the deadline `deadline_ns`: its lateness decides the
+    /// deadlines missed, then [`RtLoop::tick`] runs; returns the next deadline. The running
+    /// loop calls this after each wait with the clock's time; tests call it with the wake-up
+    /// times they want, so the safety decisions run exactly as in the daemon.
+    pub fn wake(&mut self, deadline_ns: u64, wake_ns: u64) -> u64 {
+        let period = self.timing.period_ns;
+        let latency = wake_ns.saturating_sub(deadline_ns);
+        let missed = latency / period;
+        self.tick(wake_ns, latency, missed);
+        deadline_ns + (missed + 1) * period
     }
 }
 
