@@ -38,8 +38,9 @@ type Log = Arc<Mutex<Vec<Call>>>;
 struct RecordingStage {
     log: Log,
     ticks: u64,
-    /// Panic in `on_tick` (and in `safe_stop`) once this many ticks were seen.
+    /// Panic in `on_tick` once this many ticks were seen, and in every `safe_stop` after.
     panic_at_tick: Option<u64>,
+    panicked: bool,
 }
 
 impl RecordingStage {
@@ -48,6 +49,7 @@ impl RecordingStage {
             log: Arc::clone(log),
             ticks: 0,
             panic_at_tick: None,
+            panicked: false,
         }
     }
 
@@ -59,6 +61,7 @@ impl RecordingStage {
 impl RtStage for RecordingStage {
     fn on_tick(&mut self, _frame: &Frame) {
         if self.panic_at_tick == Some(self.ticks) {
+            self.panicked = true;
             panic!("recording stage: planted panic at tick {}", self.ticks);
         }
         self.record(Call::Tick(self.ticks));
@@ -66,7 +69,7 @@ impl RtStage for RecordingStage {
     }
 
     fn safe_stop(&mut self, reason: StopReason) {
-        if self.panic_at_tick.is_some() {
+        if self.panicked {
             panic!("recording stage: planted panic in safe_stop");
         }
         self.record(Call::SafeStop(self.ticks, reason));
@@ -95,8 +98,12 @@ fn ticks_seen(log: &Log) -> usize {
         .count()
 }
 
-/// A loop at 1 kHz on the default world (no robots) over `stages`, and its input slot.
-fn rt_loop(stages: Vec<Box<dyn RtStage>>) -> (RtLoop, LatestWriter<PlayerInput>, LoopTiming) {
+/// A loop at 1 kHz on the default world (no robots) over `stages`, and its input slot;
+/// `fault_after_missed_ticks` overrides the config's.
+fn rt_loop_faulting_after(
+    stages: Vec<Box<dyn RtStage>>,
+    fault_after_missed_ticks: Option<u32>,
+) -> (RtLoop, LatestWriter<PlayerInput>, LoopTiming) {
     let mut config = Config::default();
     config.sim.robots = 0;
     let sim = Simulation::build(&config.sim, config.realtime.rate_hz).unwrap();
@@ -115,8 +122,15 @@ fn rt_loop(stages: Vec<Box<dyn RtStage>>) -> (RtLoop, LatestWriter<PlayerInput>,
         "the default loop runs at 1 kHz"
     );
     timing.spin_ns = 0;
+    if let Some(missed) = fault_after_missed_ticks {
+        timing.fault_after_missed_ticks = missed;
+    }
     let shared = Arc::new(LoopShared::default());
     (RtLoop::new(parts, timing, shared), input_writer, timing)
+}
+
+fn rt_loop(stages: Vec<Box<dyn RtStage>>) -> (RtLoop, LatestWriter<PlayerInput>, LoopTiming) {
+    rt_loop_faulting_after(stages, None)
 }
 
 /// Wakes the loop with chosen lateness, on a virtual clock.
@@ -257,7 +271,8 @@ fn a_panicking_stage_still_leaves_every_other_stage_safe_stopped() {
         Box::new(bad),
         Box::new(RecordingStage::new(&after)),
     ];
-    let (rt_loop, _input, _) = rt_loop(stages);
+    // Late wake-ups on a loaded machine must not fault first: only the panic stops here.
+    let (rt_loop, _input, _) = rt_loop_faulting_after(stages, Some(u32::MAX));
     // The real loop, ticking on the clock until the planted panic on its sixth tick.
     let exit = rt_loop.run();
     assert!(exit.panicked);
