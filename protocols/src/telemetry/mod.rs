@@ -21,7 +21,7 @@ pub use lfs::outsim::OutSimOptions;
 
 use zerocopy::IntoBytes;
 
-use crate::frame::Frame;
+use rig_types::Frame;
 
 /// The UDP port rigd sends its native packet to by default and the dashboard listens on.
 /// Chosen clear of the common game ports (Codemasters/F1 20777, BeamNG 4444, AC 9996, the

@@ -10,12 +10,10 @@
 use zerocopy::little_endian::{F64, U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::frame::{FfbStatus, Frame, LoopHealth};
 use crate::telemetry::DecodeError;
-use rig_physics::telemetry::ShiftRefusal;
-use rig_physics::{
-    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, GearRequest, LapTelemetry,
-    SurfaceKind, WheelTelemetry,
+use rig_types::{
+    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbStatus, Frame, GearRequest,
+    LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
 };
 
 /// The four bytes every native packet starts with.

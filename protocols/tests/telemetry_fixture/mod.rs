@@ -6,12 +6,10 @@
 //! distinct value so a swapped field or wheel shows up in the bytes.
 #![allow(dead_code)] // each test binary uses its own subset
 
-use rig_physics::telemetry::ShiftRefusal;
-use rig_physics::{
-    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, GearRequest, LapTelemetry,
-    SurfaceKind, WheelTelemetry,
+use rig_types::{
+    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbStatus, Frame, GearRequest,
+    LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
 };
-use rig_protocols::{FfbStatus, Frame, LoopHealth};
 
 /// Per-wheel surfaces: FR is on a kerb, RL on grass.
 pub const SURFACES: [SurfaceKind; 4] = [

@@ -2,7 +2,7 @@
 //! health, force-feedback status). Telemetry encoders take a `&Frame`; the native packet
 //! carries every field of it.
 
-use rig_physics::CarTelemetry;
+use crate::telemetry::CarTelemetry;
 
 /// Real-time loop health, as published by the RT thread (fixed-size, `Copy`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
