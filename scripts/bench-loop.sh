@@ -54,6 +54,7 @@ for round in $(seq 1 "$rounds"); do
     rg_wake="$(echo "$rg" | grep '^wake latency')"
     rg_late="$(echo "$rg" | grep '^late wake-ups')"
     rg_work="$(echo "$rg" | grep '^tick work')"
+    rg_step="$(echo "$rg" | grep '^physics step')"
     rg_spin="$(echo "$rg" | sed -n 's/.* spin \([0-9]*\) us.*/\1/p')"
     field() { echo "$1" | sed -n "s/.* $2 \([0-9.]*\).*/\1/p"; }
     r_p50=$(field "$rg_wake" p50); r_p99=$(field "$rg_wake" p99); r_p999=$(field "$rg_wake" p99.9); r_max=$(field "$rg_wake" max)
@@ -69,6 +70,7 @@ for round in $(seq 1 "$rounds"); do
     printf "  %-11s %8s %8s %8s %8s %10s %10s %9s %9s\n" cyclictest "$c_p50" "$c_p99" "$c_p999" "$c_max" "$c_l100" "$c_l250" "$c_l1ms" "$ct_steal"
     printf "  %-11s %8s %8s %8s %8s %10s %10s %9s %9s\n" rigd "$r_p50" "$r_p99" "$r_p999" "$r_max" "$r_l100" "$r_l250" "$r_l1ms" "$rg_steal"
     echo "  rigd $rg_work"
+    echo "  rigd $rg_step"
     echo "$(awk -v rp="$r_p99" -v cp="$c_p99" 'BEGIN { printf "%.3f", rp / cp }') $r_l1ms $c_l1ms $rg_steal $ct_steal" >> "$tmp/rounds"
     awk -v rp="$r_p99" -v cp="$c_p99" -v rl="$r_l1ms" -v cl="$c_l1ms" 'BEGIN {
         printf "  ratio rigd/cyclictest: p99 %.2f (target <= 1.00: %s); >1ms late %s vs %s (target rigd <= cyclictest: %s)\n",

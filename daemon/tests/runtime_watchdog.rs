@@ -39,6 +39,11 @@ fn watchdog_is_petted_while_ticking_and_not_once_the_loop_stalls() {
         status.contains(" Hz") && status.contains("wake p99"),
         "{status}"
     );
+    // Both timing channels, each under its own name (tick work is not the physics step).
+    assert!(
+        status.contains("tick work p99") && status.contains("physics step p99"),
+        "{status}"
+    );
 
     // From 1.5 s (stall) + 0.25 s (stall timeout) + margin on: no more pets.
     let quiet_from = ready_at + Duration::from_millis(2200);

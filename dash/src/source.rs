@@ -7,10 +7,10 @@
 //! channel the view carries is mapped (see its module for what each format sends); channels
 //! it lacks stay `None`. Anything that does not decode is a [`Garbage`], never a panic.
 
-use rig_physics::CarTelemetry;
 use rig_protocols::telemetry::convert::RADPS_PER_RPM;
 use rig_protocols::telemetry::{detect, DashGauges, DashView, Decoded, Format};
 use rig_protocols::Frame;
+use rig_types::CarTelemetry;
 
 use crate::sample::{Gear, LapSample, Sample, SteeringTorque, TyreSample};
 use crate::state::Garbage;

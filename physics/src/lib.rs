@@ -2,7 +2,8 @@
 //!
 //! Pure and tick-driven: no I/O, no clock, no allocation inside `step`, bit-identical results
 //! for identical inputs. The daemon owns timing and feeds [`Controls`]; every step produces a
-//! [`CarTelemetry`] per car.
+//! [`CarTelemetry`] per car. Those two are plain data from rig-types, re-exported here with the
+//! rest of [`telemetry`] and [`controls`].
 //!
 //! Map: [`world`] (track + cars, `step`), [`car`] (chassis, corners, integration), [`tyre`]
 //! (MF 6.1 + relaxation), [`suspension`], [`steering`], [`brakes`], [`aero`], [`drivetrain`],

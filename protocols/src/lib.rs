@@ -1,9 +1,11 @@
 //! rig-protocols: every byte format rigd speaks, encode and decode, no I/O.
+//!
+//! Telemetry encoders take the [`Frame`] rigd publishes each tick (plain data from rig-types,
+//! re-exported here); this crate does not depend on the simulator.
 #![deny(missing_docs)]
 
-pub mod frame;
 pub mod motion;
 pub mod serial_input;
 pub mod telemetry;
-pub use frame::{FfbStatus, Frame, LoopHealth};
+pub use rig_types::{FfbStatus, Frame, LoopHealth};
 pub use telemetry::{decode_any, detect, DashView, Decoded, Format, NATIVE_DEFAULT_PORT};

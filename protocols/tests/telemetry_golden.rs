@@ -295,10 +295,10 @@ fn beamng_motionsim_88_matches_hand_built_bytes() {
 #[test]
 fn native_matches_the_documented_layout() {
     let f = frame();
-    let mut g = Golden::new(1012);
+    let mut g = Golden::new(1020);
     g.bytes(0, b"RIGD");
-    g.u16(4, 1);
-    g.u16(6, 1012);
+    g.u16(4, 2);
+    g.u16(6, 1020);
     g.u32(8, 12345);
     g.u16(12, 0);
     g.f64(14, 12.5);
@@ -358,10 +358,11 @@ fn native_matches_the_documented_layout() {
     g.u8(938, 0);
     g.u8(939, 0);
     g.u64(940, 12500);
-    g.f64s(948, &[999.5, 12.0, 48.0, 310.0, 35.0]);
+    g.f64s(948, &[999.5, 12.0, 48.0, 310.0, 35.0]); // .., tick work p99
     g.u64(988, 3);
     g.u64(996, 1);
     g.f64(1004, 0.5);
+    g.f64(1012, 9.5); // physics step p99 (version 2)
     assert_eq!(f.sequence, 12345);
     assert_bytes_eq(&encoded(Format::Native), &g.0);
 }

@@ -177,12 +177,12 @@ fn native_view_carries_health_and_ffb() {
 #[test]
 fn native_rejects_other_versions_and_magic() {
     let mut bytes = encode(Format::Native);
-    bytes[4] = 2;
+    bytes[4] = 3;
     assert_eq!(
         Format::Native.decode(&bytes),
         Err(DecodeError::UnsupportedVersion {
-            found: 2,
-            supported: 1
+            found: 3,
+            supported: 2
         })
     );
     bytes[0] = b'X';
@@ -193,6 +193,28 @@ fn native_rejects_other_versions_and_magic() {
     assert!(
         detect(&bytes).is_none(),
         "a native-sized packet without RIGD is not native"
+    );
+}
+
+#[test]
+fn a_version_1_packet_is_named_as_such_not_as_an_unknown_size() {
+    // Version 1 was 1012 bytes: the same layout without the physics-step channel.
+    let mut v1 = encode(Format::Native)[..1012].to_vec();
+    v1[4..6].copy_from_slice(&1u16.to_le_bytes());
+    v1[6..8].copy_from_slice(&1012u16.to_le_bytes());
+    assert_eq!(detect(&v1), Some(Format::Native));
+    let err = decode_any(&v1).expect_err("version 1 is not read");
+    assert_eq!(
+        err,
+        DecodeError::UnsupportedVersion {
+            found: 1,
+            supported: 2
+        }
+    );
+    assert!(
+        err.to_string()
+            .contains("run the same rigd version on both ends"),
+        "{err}"
     );
 }
 

@@ -1,6 +1,7 @@
 //! `rigd bench loop`: the real RT loop (world, robots, stages from the config) run for a set
-//! time, then wake-latency percentiles, late-tick counts and tick-work percentiles, in the
-//! same terms as cyclictest (latency = wake-up time minus the absolute deadline).
+//! time, then wake-latency percentiles, late-tick counts, tick-work and physics-step
+//! percentiles, in the same terms as cyclictest (latency = wake-up time minus the absolute
+//! deadline).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,7 +72,8 @@ pub fn report(t: &HealthTotals) -> String {
     format!(
         "wake latency us: samples {} p50 {:.0} p99 {:.0} p99.9 {:.0} max {:.0}\n\
          late wake-ups: >100us {} >250us {} >1ms {}; missed ticks {}; dropped time {:.1} ms\n\
-         tick work us: p50 {:.0} p99 {:.0} p99.9 {:.0} max {:.0}\n",
+         tick work us: p50 {:.0} p99 {:.0} p99.9 {:.0} max {:.0}\n\
+         physics step us: p50 {:.0} p99 {:.0} p99.9 {:.0} max {:.0}\n",
         t.wake.samples(),
         t.wake.percentile_us(50.0),
         t.wake.percentile_us(99.0),
@@ -86,5 +88,9 @@ pub fn report(t: &HealthTotals) -> String {
         t.work.percentile_us(99.0),
         t.work.percentile_us(99.9),
         t.work.max_us(),
+        t.physics_step.percentile_us(50.0),
+        t.physics_step.percentile_us(99.0),
+        t.physics_step.percentile_us(99.9),
+        t.physics_step.max_us(),
     )
 }

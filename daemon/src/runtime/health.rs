@@ -1,6 +1,10 @@
-//! Loop health as the RT thread measures it: wake latency and tick work histograms (fixed
-//! size), late-tick and missed-tick counters, dropped time; summarised into a
-//! [`LoopHealth`] once per second of wall time.
+//! Loop health as the RT thread measures it: wake latency, tick work and physics step
+//! histograms (fixed size), late-tick and missed-tick counters, dropped time; summarised into
+//! a [`LoopHealth`] once per second of wall time.
+//!
+//! Tick work runs from waking to the end of the tick (physics steps, every output stage, the
+//! hand-offs); the physics step is one world step alone. The gap between them is what the
+//! stages cost.
 //!
 //! Two sets of histograms: the current one-second window (its percentiles go into every
 //! Frame, so dashboards and telemetry see the last second) and totals since start (for
@@ -42,6 +46,8 @@ pub struct HealthTotals {
     pub wake: Histogram,
     /// Work per wake-up: from waking to the end of the tick (physics and stages).
     pub work: Histogram,
+    /// Duration of each physics step alone.
+    pub physics_step: Histogram,
     /// Wake-ups more than 100 us late.
     pub late_100us: u64,
     /// Wake-ups more than 250 us late.
@@ -62,6 +68,7 @@ pub struct HealthRecorder {
     period_ns: u64,
     window_wake: Histogram,
     window_work: Histogram,
+    window_physics_step: Histogram,
     window_start_ns: u64,
     window_steps: u64,
     totals: HealthTotals,
@@ -75,11 +82,13 @@ impl HealthRecorder {
             period_ns,
             window_wake: Histogram::new(),
             window_work: Histogram::new(),
+            window_physics_step: Histogram::new(),
             window_start_ns: now_ns,
             window_steps: 0,
             totals: HealthTotals {
                 wake: Histogram::new(),
                 work: Histogram::new(),
+                physics_step: Histogram::new(),
                 ..HealthTotals::default()
             },
             published: LoopHealth::default(),
@@ -100,6 +109,12 @@ impl HealthRecorder {
         self.window_steps += u64::from(steps);
     }
 
+    /// Records how long one physics step took.
+    pub fn record_physics_step(&mut self, step_ns: u64) {
+        self.window_physics_step.record(step_ns);
+        self.totals.physics_step.record(step_ns);
+    }
+
     /// Records the work of the tick that woke last, and rolls the one-second window at
     /// `now_ns` when it is over.
     pub fn record_work(&mut self, work_ns: u64, now_ns: u64) {
@@ -113,13 +128,15 @@ impl HealthRecorder {
                 wake_latency_p50_us: self.window_wake.percentile_us(50.0),
                 wake_latency_p99_us: self.window_wake.percentile_us(99.0),
                 wake_latency_max_us: self.window_wake.max_us(),
-                step_p99_us: self.window_work.percentile_us(99.0),
+                tick_work_p99_us: self.window_work.percentile_us(99.0),
+                physics_step_p99_us: self.window_physics_step.percentile_us(99.0),
                 late_ticks_250us: self.totals.late_250us,
                 late_ticks_1ms: self.totals.late_1ms,
                 dropped_time_ms: self.totals.dropped_ns as f64 / 1e6,
             };
             self.window_wake.clear();
             self.window_work.clear();
+            self.window_physics_step.clear();
             self.window_steps = 0;
             self.window_start_ns = now_ns;
         } else {
@@ -154,6 +171,7 @@ mod tests {
             now += period;
             let latency = if i == 10 { 1_500_000 } else { 30_000 };
             h.record_wake(latency, 1, u64::from(i == 10), 0);
+            h.record_physics_step(if i % 200 == 0 { 9_000 } else { 4_000 });
             h.record_work(20_000, now);
         }
         let health = h.current();
@@ -165,7 +183,11 @@ mod tests {
         assert_eq!(health.late_ticks_1ms, 1);
         assert_eq!(h.totals().missed_ticks, 1);
         // Every work sample is 20 us: the bucket edge (21) is capped at the exact maximum.
-        assert_eq!(health.step_p99_us, 20.0);
+        assert_eq!(health.tick_work_p99_us, 20.0);
+        // 995 steps of 4 us and 5 of 9 us: the p99 is the 4 us bucket's upper edge, and the
+        // physics channel is its own, not the tick work.
+        assert_eq!(health.physics_step_p99_us, 5.0);
+        assert_eq!(h.totals().physics_step.samples(), 1000);
     }
 
     #[test]

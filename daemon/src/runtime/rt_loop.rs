@@ -211,8 +211,15 @@ impl RtLoop {
             self.parts.sim.reset_player();
         }
         self.reset_held = input.reset_requested;
+        // Each physics step is timed alone (one clock read per step), apart from the tick's
+        // whole work recorded below.
+        let mut step_start = now_ns();
         for _ in 0..steps {
             self.parts.sim.step(&input);
+            let step_end = now_ns();
+            self.health
+                .record_physics_step(step_end.saturating_sub(step_start));
+            step_start = step_end;
         }
         let car = self.parts.sim.player_telemetry();
         if !physics_is_finite(&car) && !self.faulted {

@@ -1,5 +1,5 @@
-//! rigd's loop health (tick rate, wake-latency percentiles, step time, late ticks) and the
-//! telemetry source's statistics (addresses, format, packets, garbage, drops, age). Loop health
+//! rigd's loop health (tick rate, wake-latency percentiles, tick work and physics step time,
+//! late ticks) and the telemetry source's statistics (addresses, format, packets, garbage, drops, age). Loop health
 //! exists only in native packets; for other formats the panel says so.
 
 use std::time::Duration;
@@ -29,7 +29,9 @@ pub fn age_text(age: Duration) -> String {
     }
 }
 
-/// One line of loop health, for the drive page.
+/// One line of loop health, for the drive page: "work" is the tick's whole work (physics and
+/// every stage), "step" the physics step alone, both p99 over the last second. The worst wake
+/// latency is left out when the line would not fit.
 #[derive(Debug, Clone, Copy)]
 pub struct LoopHealthLine<'a>(pub &'a View<'a>);
 
@@ -64,21 +66,26 @@ impl Widget for LoopHealthLine<'_> {
         } else {
             value
         };
-        Line::from(vec![
+        let mut spans = vec![
             Span::styled("loop ", THEME.label),
             Span::styled(format!("{:.0} Hz", health.tick_rate_hz), value),
             Span::styled(" │ wake p99 ", THEME.label),
             Span::styled(format!("{:.0}µs", health.wake_latency_p99_us), wake_style),
             Span::styled(" max ", THEME.label),
             Span::styled(format!("{:.0}µs", health.wake_latency_max_us), value),
-            Span::styled(" │ step p99 ", THEME.label),
-            Span::styled(format!("{:.0}µs", health.step_p99_us), value),
+            Span::styled(" │ work p99 ", THEME.label),
+            Span::styled(format!("{:.0}µs", health.tick_work_p99_us), value),
+            Span::styled(" step ", THEME.label),
+            Span::styled(format!("{:.0}µs", health.physics_step_p99_us), value),
             Span::styled(" │ late >250µs ", THEME.label),
             Span::styled(health.late_ticks_250us.to_string(), late_style),
             Span::styled(" >1ms ", THEME.label),
             Span::styled(health.late_ticks_1ms.to_string(), late_style),
-        ])
-        .render(area, buf);
+        ];
+        if Line::from(spans.clone()).width() > usize::from(area.width) {
+            spans.drain(4..6); // the worst wake latency: the panel on the rig page has it
+        }
+        Line::from(spans).render(area, buf);
     }
 }
 
@@ -188,7 +195,14 @@ impl Widget for HealthPanel<'_> {
                 ),
             ),
             row("wake max", format!("{:.0} µs", health.wake_latency_max_us)),
-            row("step p99", format!("{:.0} µs", health.step_p99_us)),
+            row(
+                "tick work p99",
+                format!("{:.0} µs", health.tick_work_p99_us),
+            ),
+            row(
+                "physics p99",
+                format!("{:.0} µs", health.physics_step_p99_us),
+            ),
             row(
                 "late ticks",
                 format!(
@@ -251,10 +265,16 @@ mod tests {
     fn loop_health_line_when_native() {
         let (state, now) = live_state();
         let view = view_at(&state, now);
-        let rows = rows(&render(LoopHealthLine(&view), 80, 1));
+        // 80 columns: the worst wake latency gives way to both timing channels.
+        let narrow = rows(&render(LoopHealthLine(&view), 80, 1));
         assert_eq!(
-            rows[0].trim_end(),
-            "loop 1000 Hz │ wake p99 45µs max 230µs │ step p99 120µs │ late >250µs 3 >1ms 0"
+            narrow[0].trim_end(),
+            "loop 1000 Hz │ wake p99 45µs │ work p99 120µs step 30µs │ late >250µs 3 >1ms 0"
+        );
+        let wide = rows(&render(LoopHealthLine(&view), 100, 1));
+        assert_eq!(
+            wide[0].trim_end(),
+            "loop 1000 Hz │ wake p99 45µs max 230µs │ work p99 120µs step 30µs │ late >250µs 3 >1ms 0"
         );
     }
 
@@ -317,6 +337,6 @@ mod tests {
         );
         assert!(rows[7].contains("age       5.0 ms"), "{rows:?}");
         insta::assert_snapshot!("source", terminal(SourcePanel(&view), 44, 9).backend());
-        insta::assert_snapshot!("health", terminal(HealthPanel(&view), 40, 10).backend());
+        insta::assert_snapshot!("health", terminal(HealthPanel(&view), 40, 11).backend());
     }
 }

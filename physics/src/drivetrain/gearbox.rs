@@ -10,24 +10,7 @@
 use super::clutch::PRESSED_PEDAL;
 use super::spec::{GearboxSpec, ShiftMode};
 use crate::controls::GearRequest;
-
-/// Why a gear change was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub enum ShiftRefusal {
-    /// No refusal (telemetry default).
-    #[default]
-    None,
-    /// Reverse requested while the car rolls faster than walking pace.
-    ReverseTooFast,
-    /// This gearbox needs the clutch pedal pressed to change gear.
-    ClutchRequired,
-    /// The requested gear does not exist (past top gear, below reverse, or out of range).
-    NoSuchGear,
-    /// A sequential box moves one gear at a time.
-    OneGearAtATime,
-    /// A previous change is still in progress.
-    ShiftInProgress,
-}
+pub use crate::telemetry::ShiftRefusal;
 
 /// What happened to a gear request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

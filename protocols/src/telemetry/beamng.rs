@@ -9,9 +9,9 @@
 use zerocopy::little_endian::F32;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::frame::Frame;
 use crate::telemetry::convert::{body_to_world, f32x3};
 use crate::telemetry::DecodeError;
+use rig_types::Frame;
 
 /// Size of a MotionSim packet.
 pub const MOTIONSIM_LEN: usize = 88;

@@ -15,10 +15,9 @@
 use zerocopy::little_endian::F32;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::frame::Frame;
 use crate::telemetry::convert::{body_to_world, f32_of, total_distance_m, STANDARD_GRAVITY_MPS2};
 use crate::telemetry::DecodeError;
-use rig_physics::telemetry::{WHEEL_FL, WHEEL_FR, WHEEL_RL, WHEEL_RR};
+use rig_types::{Frame, WHEEL_FL, WHEEL_FR, WHEEL_RL, WHEEL_RR};
 
 /// Size of an extradata=3 packet.
 pub const CODEMASTERS_LEN: usize = 264;
@@ -131,7 +130,7 @@ pub fn encode(frame: &Frame) -> CodemastersPacket {
     let c = &car.controls;
     let dt = &car.drivetrain;
     let lap = &car.lap;
-    let per_wheel = |f: &dyn Fn(&rig_physics::WheelTelemetry) -> f64| {
+    let per_wheel = |f: &dyn Fn(&rig_types::WheelTelemetry) -> f64| {
         CODEMASTERS_WHEEL_ORDER.map(|i| f32_of(f(&car.wheels[i])))
     };
     CodemastersPacket {

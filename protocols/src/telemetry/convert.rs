@@ -4,7 +4,7 @@
 //! states *which* mapping it uses. Invariants: no helper panics or produces NaN from finite
 //! input; casts to integers saturate, and non-finite input becomes 0 (the neutral value).
 
-use rig_physics::CarTelemetry;
+use rig_types::CarTelemetry;
 use zerocopy::little_endian::F32;
 
 /// Standard gravity, m/s^2: formats that report accelerations in g divide by this.
@@ -111,8 +111,8 @@ pub fn total_distance_m(car: &CarTelemetry) -> f64 {
 
 /// Mean road-wheel steer angle of the two front wheels, rad (positive left).
 pub fn front_steer_rad(car: &CarTelemetry) -> f64 {
-    0.5 * (car.wheels[rig_physics::telemetry::WHEEL_FL].steer_angle_rad
-        + car.wheels[rig_physics::telemetry::WHEEL_FR].steer_angle_rad)
+    0.5 * (car.wheels[rig_types::WHEEL_FL].steer_angle_rad
+        + car.wheels[rig_types::WHEEL_FR].steer_angle_rad)
 }
 
 /// Engine power at the crank, W (negative while the engine brakes the car).

@@ -28,7 +28,7 @@ use super::forza::{self, gear_from_forza, Dash, Sled};
 use super::lfs::outgauge::OutGaugePacket;
 use super::lfs::outsim::{OsMain, LFS_WHEEL_ORDER, POSITION_SCALE};
 use super::{codemasters, convert::gear_from_lfs, Decoded, Format};
-use crate::frame::{FfbStatus, LoopHealth};
+use rig_types::{FfbStatus, LoopHealth};
 use zerocopy::little_endian::F32;
 
 /// One wheel in the common view.

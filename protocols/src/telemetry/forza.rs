@@ -19,14 +19,12 @@
 use zerocopy::little_endian::{F32, I32, U16, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::frame::Frame;
 use crate::telemetry::convert::{
     engine_power_w, f32_of, finite_or_zero, millis_wrapping, signed_unit_to_i8, total_distance_m,
     unit_to_u8,
 };
 use crate::telemetry::DecodeError;
-use rig_physics::telemetry::{DIFF_CENTRE, DIFF_FRONT, DIFF_REAR};
-use rig_physics::SurfaceKind;
+use rig_types::{Frame, SurfaceKind, DIFF_CENTRE, DIFF_FRONT, DIFF_REAR};
 
 /// Size of the Sled packet.
 pub const SLED_LEN: usize = 232;
@@ -234,7 +232,7 @@ pub fn encode_sled(frame: &Frame) -> Sled {
     let dt = &car.drivetrain;
     let [roll, pitch, yaw] = car.roll_pitch_yaw_rad;
     let per_wheel =
-        |f: &dyn Fn(&rig_physics::WheelTelemetry) -> f64| car.wheels.map(|w| f32_of(f(&w)));
+        |f: &dyn Fn(&rig_types::WheelTelemetry) -> f64| car.wheels.map(|w| f32_of(f(&w)));
     Sled {
         is_race_on: I32::new(1),
         timestamp_ms: U32::new(millis_wrapping(car.time_s)),

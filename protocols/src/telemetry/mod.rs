@@ -21,7 +21,7 @@ pub use lfs::outsim::OutSimOptions;
 
 use zerocopy::IntoBytes;
 
-use crate::frame::Frame;
+use rig_types::Frame;
 
 /// The UDP port rigd sends its native packet to by default and the dashboard listens on.
 /// Chosen clear of the common game ports (Codemasters/F1 20777, BeamNG 4444, AC 9996, the
@@ -206,6 +206,10 @@ pub enum Decoded {
 
 /// Recognises a datagram by its length and, where the format has one, its magic.
 ///
+/// A rigd native packet is recognised by its length and magic, and also, whatever its length,
+/// when its magic is right and its version is not this build's: such a packet decodes to
+/// [`DecodeError::UnsupportedVersion`] (which says what to do) rather than to an unknown size.
+///
 /// OutSimPack2 carries no options, so only the common `0x1ff` layout (280 bytes starting with
 /// `LFST`) is recognised; decode other option sets with [`Format::decode`].
 pub fn detect(bytes: &[u8]) -> Option<Format> {
@@ -214,8 +218,14 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         let raw: [u8; 4] = bytes.get(offset..offset + 4)?.try_into().ok()?;
         Some(i32::from_le_bytes(raw))
     };
+    let native_version = bytes.get(4..6).map(|v| u16::from_le_bytes([v[0], v[1]]));
     match bytes.len() {
         native::NATIVE_LEN if magic == Some(&native::NATIVE_MAGIC[..]) => Some(Format::Native),
+        _ if magic == Some(&native::NATIVE_MAGIC[..])
+            && native_version.is_some_and(|v| v != native::NATIVE_VERSION) =>
+        {
+            Some(Format::Native)
+        }
         lfs::outgauge::OUTGAUGE_LEN => Some(Format::OutGauge { id: None }),
         lfs::outgauge::OUTGAUGE_WITH_ID_LEN => Some(Format::OutGauge { id: id_at(92) }),
         lfs::outsim::OUTSIM_LEN => Some(Format::OutSim { id: None }),

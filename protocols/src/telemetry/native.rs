@@ -3,25 +3,23 @@
 //! `docs/telemetry-native.md`; the structs below are that table.
 //!
 //! Invariants: magic `RIGD`, [`NATIVE_VERSION`] bumps on any layout change (receivers reject
-//! other versions), the header states the packet length, continuous values are f64 in the
+//! other versions, and fields are appended in a new version, never moved), the header states the packet length, continuous values are f64 in the
 //! frame's own SI units and axes (nothing is converted), so `decode(encode(frame))` gives the
 //! frame back bit for bit. Booleans are packed into flag bytes; enums are u8 codes.
 
 use zerocopy::little_endian::{F64, U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::frame::{FfbStatus, Frame, LoopHealth};
 use crate::telemetry::DecodeError;
-use rig_physics::telemetry::ShiftRefusal;
-use rig_physics::{
-    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, GearRequest, LapTelemetry,
-    SurfaceKind, WheelTelemetry,
+use rig_types::{
+    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbStatus, Frame, GearRequest,
+    LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
 };
 
 /// The four bytes every native packet starts with.
 pub const NATIVE_MAGIC: [u8; 4] = *b"RIGD";
 /// Layout version; receivers reject any other.
-pub const NATIVE_VERSION: u16 = 1;
+pub const NATIVE_VERSION: u16 = 2;
 /// Size of a native packet.
 pub const NATIVE_LEN: usize = core::mem::size_of::<NativePacket>();
 
@@ -224,7 +222,7 @@ pub struct NativeLap {
 }
 const _: () = assert!(core::mem::size_of::<NativeLap>() == 103);
 
-/// Loop health (9 x 8 bytes = 72 bytes).
+/// Loop health (10 x 8 bytes = 80 bytes).
 #[derive(
     Debug, Clone, Copy, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
 )]
@@ -240,16 +238,18 @@ pub struct NativeHealth {
     pub wake_latency_p99_us: F64,
     /// Wake latency max, us.
     pub wake_latency_max_us: F64,
-    /// Step duration p99, us.
-    pub step_p99_us: F64,
+    /// Tick work p99 (wake to end of tick: physics and stages), us.
+    pub tick_work_p99_us: F64,
     /// Ticks more than 250 us late.
     pub late_ticks_250us: U64,
     /// Ticks more than 1 ms late.
     pub late_ticks_1ms: U64,
     /// Dropped simulation time, ms.
     pub dropped_time_ms: F64,
+    /// Physics step p99 (one world step alone), us. Appended in version 2.
+    pub physics_step_p99_us: F64,
 }
-const _: () = assert!(core::mem::size_of::<NativeHealth>() == 72);
+const _: () = assert!(core::mem::size_of::<NativeHealth>() == 80);
 
 /// The whole native packet.
 #[derive(
@@ -271,10 +271,10 @@ pub struct NativePacket {
     pub steering: NativeSteering,
     /// Bytes 837..940.
     pub lap: NativeLap,
-    /// Bytes 940..1012.
+    /// Bytes 940..1020.
     pub health: NativeHealth,
 }
-const _: () = assert!(core::mem::size_of::<NativePacket>() == 1012);
+const _: () = assert!(core::mem::size_of::<NativePacket>() == 1020);
 
 /// The u8 code of a surface: 0 asphalt, 1 kerb, 2 grass, 3 gravel, 4 wet.
 pub fn surface_code(surface: SurfaceKind) -> u8 {
@@ -415,10 +415,11 @@ fn encode_health(h: &LoopHealth) -> NativeHealth {
         wake_latency_p50_us: F64::new(h.wake_latency_p50_us),
         wake_latency_p99_us: F64::new(h.wake_latency_p99_us),
         wake_latency_max_us: F64::new(h.wake_latency_max_us),
-        step_p99_us: F64::new(h.step_p99_us),
+        tick_work_p99_us: F64::new(h.tick_work_p99_us),
         late_ticks_250us: U64::new(h.late_ticks_250us),
         late_ticks_1ms: U64::new(h.late_ticks_1ms),
         dropped_time_ms: F64::new(h.dropped_time_ms),
+        physics_step_p99_us: F64::new(h.physics_step_p99_us),
     }
 }
 
@@ -601,7 +602,8 @@ impl NativePacket {
                 wake_latency_p50_us: h.wake_latency_p50_us.get(),
                 wake_latency_p99_us: h.wake_latency_p99_us.get(),
                 wake_latency_max_us: h.wake_latency_max_us.get(),
-                step_p99_us: h.step_p99_us.get(),
+                tick_work_p99_us: h.tick_work_p99_us.get(),
+                physics_step_p99_us: h.physics_step_p99_us.get(),
                 late_ticks_250us: h.late_ticks_250us.get(),
                 late_ticks_1ms: h.late_ticks_1ms.get(),
                 dropped_time_ms: h.dropped_time_ms.get(),

@@ -6,12 +6,10 @@
 //! distinct value so a swapped field or wheel shows up in the bytes.
 #![allow(dead_code)] // each test binary uses its own subset
 
-use rig_physics::telemetry::ShiftRefusal;
-use rig_physics::{
-    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, GearRequest, LapTelemetry,
-    SurfaceKind, WheelTelemetry,
+use rig_types::{
+    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbStatus, Frame, GearRequest,
+    LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
 };
-use rig_protocols::{FfbStatus, Frame, LoopHealth};
 
 /// Per-wheel surfaces: FR is on a kerb, RL on grass.
 pub const SURFACES: [SurfaceKind; 4] = [
@@ -115,7 +113,8 @@ pub fn frame() -> Frame {
             wake_latency_p50_us: 12.0,
             wake_latency_p99_us: 48.0,
             wake_latency_max_us: 310.0,
-            step_p99_us: 35.0,
+            tick_work_p99_us: 35.0,
+            physics_step_p99_us: 9.5,
             late_ticks_250us: 3,
             late_ticks_1ms: 1,
             dropped_time_ms: 0.5,

@@ -11,9 +11,9 @@
 use zerocopy::little_endian::{F32, I32, U16, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::frame::Frame;
 use crate::telemetry::convert::{f32_of, gear_to_lfs, millis_wrapping};
 use crate::telemetry::DecodeError;
+use rig_types::Frame;
 
 /// Size of the packet without an ID.
 pub const OUTGAUGE_LEN: usize = 92;

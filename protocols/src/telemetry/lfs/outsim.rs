@@ -18,13 +18,12 @@
 use zerocopy::little_endian::{F32, I32, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::frame::Frame;
 use crate::telemetry::convert::{
     body_to_world, f32_of, f32x3, finite_or_zero, front_steer_rad, gear_to_lfs, millis_wrapping,
     saturating_i32, wrap_angle, RADPS_PER_RPM,
 };
 use crate::telemetry::DecodeError;
-use rig_physics::telemetry::{WHEEL_FL, WHEEL_FR, WHEEL_RL, WHEEL_RR};
+use rig_types::{Frame, WHEEL_FL, WHEEL_FR, WHEEL_RL, WHEEL_RR};
 
 /// Size of the classic packet without an ID.
 pub const OUTSIM_LEN: usize = 64;
@@ -310,7 +309,7 @@ pub fn encode_with_id(frame: &Frame, id: i32) -> OutSimWithIdPacket {
     }
 }
 
-fn encode_wheel(wheel: &rig_physics::WheelTelemetry) -> OsWheel {
+fn encode_wheel(wheel: &rig_types::WheelTelemetry) -> OsWheel {
     OsWheel {
         suspension_deflection_m: f32_of(wheel.suspension_travel_m),
         steer_rad: f32_of(wheel.steer_angle_rad),

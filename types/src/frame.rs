@@ -2,7 +2,7 @@
 //! health, force-feedback status). Telemetry encoders take a `&Frame`; the native packet
 //! carries every field of it.
 
-use rig_physics::CarTelemetry;
+use crate::telemetry::CarTelemetry;
 
 /// Real-time loop health, as published by the RT thread (fixed-size, `Copy`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -17,8 +17,12 @@ pub struct LoopHealth {
     pub wake_latency_p99_us: f64,
     /// Worst wake latency, microseconds.
     pub wake_latency_max_us: f64,
-    /// 99th percentile of the physics step duration, microseconds.
-    pub step_p99_us: f64,
+    /// 99th percentile of a tick's work over the last second, microseconds: from waking to
+    /// the end of the tick (physics steps, every output stage, the hand-offs).
+    pub tick_work_p99_us: f64,
+    /// 99th percentile of one physics step's duration over the last second, microseconds
+    /// (robot drivers and the world's step alone, without the output stages).
+    pub physics_step_p99_us: f64,
     /// Ticks that woke more than 250 us late, since start.
     pub late_ticks_250us: u64,
     /// Ticks that woke more than 1 ms late, since start.
