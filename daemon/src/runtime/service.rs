@@ -36,7 +36,7 @@ use super::player_input::{start_input_threads, InputThreads, PlayerInput};
 use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
 use super::rt_setup::{self, NotGranted, PmQosGuard};
 use super::rt_thread::RtThread;
-use super::simulation::{self, Simulation};
+use super::simulation::{self, QuarantineLog, Simulation};
 use super::stages::build_output_stages;
 use crate::handoff::LatestReader;
 use crate::signals::{self, ControllingTerminal, Signal};
@@ -357,6 +357,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let mut last_heartbeat = shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed);
     let mut panicked = false;
     let mut telemetry_log = ReportLog::new();
+    let mut quarantine_log = QuarantineLog::default();
     loop {
         if let Some(cause) = stop_request.requested() {
             if cause == StopCause::TerminalClosed {
@@ -400,8 +401,15 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
             } else {
                 tracing::info!("loop health: {status}");
             }
+            if let Some(line) = quarantine_log.new_line(&shared.quarantine) {
+                tracing::warn!("{line}");
+            }
             let telemetry = telemetry_out::current_snapshot().unwrap_or_default();
-            notifier.send(&format!("STATUS={status}{}", telemetry_status(&telemetry)));
+            notifier.send(&format!(
+                "STATUS={status}{}{}",
+                QuarantineLog::status(&shared.quarantine),
+                telemetry_status(&telemetry)
+            ));
             report_telemetry(&mut telemetry_log, &telemetry);
             if let Some(display) = &display {
                 display.show(
