@@ -8,7 +8,8 @@
 //! Map: [`world`] (track + cars, `step`), [`car`] (chassis, corners, integration), [`tyre`]
 //! (MF 6.1 + relaxation), [`suspension`], [`steering`], [`brakes`], [`aero`], [`drivetrain`],
 //! [`track`], [`spec`] (car documents and [`builtin`] cars), [`maneuver`] (ISO test runs),
-//! [`math`] (f64 vectors and quaternions).
+//! [`math`] (f64 vectors and quaternions), [`quarantine`] (the report of a non-finite value
+//! caught in a step).
 #![deny(missing_docs)]
 
 pub mod aero;
@@ -20,6 +21,7 @@ pub mod drivetrain;
 pub mod lap;
 pub mod maneuver;
 pub mod math;
+pub mod quarantine;
 pub mod robot;
 pub mod spec;
 pub mod steering;
@@ -31,6 +33,7 @@ pub mod world;
 
 pub use controls::{Controls, GearRequest};
 pub use data::DataError;
+pub use quarantine::{FaultReport, NonFinite, Quantity, StepPhase};
 pub use spec::{builtin, CarSpec};
 pub use telemetry::{
     CarTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, SurfaceKind, WheelTelemetry,

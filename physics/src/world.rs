@@ -4,6 +4,10 @@
 //! car-to-car contact yet) and are stepped in insertion order, so results are bit-identical for
 //! identical inputs. Steps longer than [`MAX_SUBSTEP_S`] are split into equal sub-steps.
 //!
+//! Each car's quarantine catches a non-finite value in its step (and brings the car to rest);
+//! the world keeps the latest [`FaultReport`] and a count for the caller to query
+//! ([`World::last_fault`], [`World::fault_count`]), plain data written without allocation.
+//!
 //! Each car projects itself onto the track once per sub-step (at the end of its step); the
 //! lap timer, [`World::track_coord`] (what robots read) and the car's barrier broad phase all
 //! use that one projection.
@@ -11,6 +15,7 @@
 use crate::car::Car;
 use crate::controls::Controls;
 use crate::lap::LapTimer;
+use crate::quarantine::FaultReport;
 use crate::spec::CarSpec;
 use crate::telemetry::CarTelemetry;
 use crate::track::{Track, TrackCoord};
@@ -30,6 +35,9 @@ pub struct World {
     /// Lap and sector timing per car.
     laps: Vec<LapTimer>,
     time_s: f64,
+    /// The latest fault any car's quarantine caught, and how many it caught in all.
+    last_fault: Option<FaultReport>,
+    fault_count: u64,
 }
 
 impl World {
@@ -40,6 +48,8 @@ impl World {
             cars: Vec::new(),
             laps: Vec::new(),
             time_s: 0.0,
+            last_fault: None,
+            fault_count: 0,
         }
     }
 
@@ -90,12 +100,31 @@ impl World {
         let substeps = (dt_s / MAX_SUBSTEP_S).ceil().max(1.0);
         let h = dt_s / substeps;
         for _ in 0..substeps as u64 {
-            for (car, lap) in self.cars.iter_mut().zip(&mut self.laps) {
+            for (index, (car, lap)) in self.cars.iter_mut().zip(&mut self.laps).enumerate() {
                 car.step(&self.track, h);
+                if let Some(fault) = car.take_fault() {
+                    self.last_fault = Some(FaultReport {
+                        car: CarId(index),
+                        fault,
+                    });
+                    self.fault_count += 1;
+                }
                 lap.update(car.track_coord(), h);
             }
         }
         self.time_s += dt_s;
+    }
+
+    /// The latest non-finite value any car's quarantine caught (which car, quantity and
+    /// phase), or None when none ever was.
+    pub fn last_fault(&self) -> Option<FaultReport> {
+        self.last_fault
+    }
+
+    /// How many steps of any car caught a non-finite value since the world was built (a
+    /// caller compares it with the count it saw last to find new reports).
+    pub fn fault_count(&self) -> u64 {
+        self.fault_count
     }
 
     /// The telemetry of one car after the last step.

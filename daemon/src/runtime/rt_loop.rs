@@ -8,8 +8,10 @@
 //! Timing: deadlines are `start + k * period` on CLOCK_MONOTONIC. A wake-up `n` whole periods
 //! late runs `1 + min(n, max_catch_up_steps)` physics steps (simulation time stays locked to
 //! wall time) and drops the rest, counting it. Safety: `fault_after_missed_ticks` consecutive
-//! missed deadlines, or a non-finite physics value, put every stage in its safe state
-//! (`safe_stop(Fault)`); after a second on time they `resume()`. The e-stop input does the same
+//! missed deadlines, a non-finite physics value, or the physics quarantine stopping the player
+//! car, put every stage in its safe state (`safe_stop(Fault)`); after a second on time they
+//! `resume()`. Every quarantine report goes to [`LoopShared::quarantine`] for the health
+//! thread to log and count. The e-stop input does the same
 //! with `EmergencyStop`, resuming when it is released. Stages keep receiving frames while
 //! stopped and must hold their safe state until `resume()`. A reset request puts the player car
 //! back on its start slot on the request's rising edge.
@@ -22,7 +24,7 @@ use rig_config::realtime::LoopConfig;
 use rig_protocols::Frame;
 
 use super::health::{HealthRecorder, HealthTotals};
-use super::simulation::Simulation;
+use super::simulation::{QuarantineFeed, Simulation};
 use crate::ffb::FfbLink;
 use crate::input::player_input::{PlayerInput, ShiftEdges};
 use crate::rt::clock::{first_deadline_ns, now_ns, sleep_until_ns, wait_until_ns};
@@ -47,6 +49,8 @@ pub struct LoopShared {
     /// Wake-ups run since the daemon started (the watchdog's heartbeat).
     pub heartbeat: AtomicU64,
     command: AtomicU8,
+    /// The physics quarantine's latest report and count (written here, logged elsewhere).
+    pub quarantine: QuarantineFeed,
 }
 
 impl LoopShared {
@@ -221,8 +225,13 @@ impl RtLoop {
                 .record_physics_step(step_end.saturating_sub(step_start));
             step_start = step_end;
         }
+        let mut player_stopped = false;
+        if let Some((new, report)) = self.parts.sim.new_fault() {
+            self.shared.quarantine.publish(new, &report);
+            player_stopped = self.parts.sim.is_player(&report) && report.fault.car_stopped;
+        }
         let car = self.parts.sim.player_telemetry();
-        if !physics_is_finite(&car) && !self.faulted {
+        if (player_stopped || !physics_is_finite(&car)) && !self.faulted {
             self.faulted = true;
             self.on_time_streak = 0;
             self.stop_all(StopReason::Fault);

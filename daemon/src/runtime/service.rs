@@ -34,7 +34,7 @@ use super::display::{self, Display, StopCause, StopRequest};
 use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
 use super::rt_thread::RtThread;
 use super::session_links::SessionLinks;
-use super::simulation::{self, Simulation};
+use super::simulation::{self, QuarantineLog, Simulation};
 use super::stages::build_output_stages;
 use super::systemd::{Notifier, Watchdog};
 use crate::input::{self, PlayerInputs};
@@ -381,6 +381,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let mut last_heartbeat = shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed);
     let mut panicked = false;
     let mut telemetry_log = ReportLog::new();
+    let mut quarantine_log = QuarantineLog::default();
     loop {
         if let Some(cause) = stop_request.requested() {
             if cause == StopCause::TerminalClosed {
@@ -424,8 +425,15 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
             } else {
                 tracing::info!("loop health: {status}");
             }
+            if let Some(line) = quarantine_log.new_line(&shared.quarantine) {
+                tracing::warn!("{line}");
+            }
             let telemetry = run.telemetry.snapshot().unwrap_or_default();
-            notifier.send(&format!("STATUS={status}{}", telemetry_status(&telemetry)));
+            notifier.send(&format!(
+                "STATUS={status}{}{}",
+                QuarantineLog::status(&shared.quarantine),
+                telemetry_status(&telemetry)
+            ));
             report_telemetry(&mut telemetry_log, &telemetry);
             if let Some(display) = &display {
                 display.show(

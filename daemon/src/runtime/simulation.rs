@@ -3,11 +3,20 @@
 //! input device is connected.
 //!
 //! Building allocates (set-up, off the RT thread); [`Simulation::step`] does not.
+//!
+//! The physics quarantine's reports (a car whose step caught a non-finite value and was
+//! brought to rest) leave the RT thread through a [`QuarantineFeed`] of atomics: the loop
+//! publishes each new one ([`Simulation::new_fault`]), the health thread reads the count for
+//! `STATUS=` and logs each report once ([`QuarantineLog`]). The RT thread never logs.
+
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 use rig_config::sim::SimConfig;
 use rig_config::FieldProblem;
 use rig_physics::track::Track;
-use rig_physics::{CarId, CarSpec, CarTelemetry, DataError, World};
+use rig_physics::{
+    CarId, CarSpec, CarTelemetry, DataError, FaultReport, NonFinite, Quantity, StepPhase, World,
+};
 
 use super::robots::{robot_controls, RobotDriver};
 use crate::input::player_input::PlayerInput;
@@ -28,6 +37,8 @@ pub struct Simulation {
     /// The `[sim]` section and rate this was built from (a reload keeps the world when
     /// neither changed).
     built_from: (SimConfig, u32),
+    /// The world's fault count when [`Simulation::new_fault`] last looked.
+    faults_seen: u64,
 }
 
 impl Simulation {
@@ -49,6 +60,7 @@ impl Simulation {
             robots,
             dt_s: 1.0 / f64::from(rate_hz),
             built_from: (sim.clone(), rate_hz),
+            faults_seen: 0,
         })
     }
 
@@ -86,6 +98,129 @@ impl Simulation {
     /// The player car's telemetry after the last step.
     pub fn player_telemetry(&self) -> CarTelemetry {
         self.world.telemetry(self.player)
+    }
+
+    /// How many faults the physics quarantined since the last call, with the latest report,
+    /// or None when there were none (no allocation: for the RT thread after its steps).
+    pub fn new_fault(&mut self) -> Option<(u64, FaultReport)> {
+        let count = self.world.fault_count();
+        if count == self.faults_seen {
+            return None;
+        }
+        let new = count - self.faults_seen;
+        self.faults_seen = count;
+        self.world.last_fault().map(|report| (new, report))
+    }
+
+    /// True when `report` is about the player car.
+    pub fn is_player(&self, report: &FaultReport) -> bool {
+        report.car == self.player
+    }
+
+    #[cfg(test)]
+    fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+}
+
+/// The latest quarantine report and the count of all of them, as atomics: written by the RT
+/// thread (one writer), read by the health thread. A sequence number, odd while a write is
+/// under way, lets the reader skip a torn read (it reads again a second later).
+#[derive(Debug, Default)]
+pub struct QuarantineFeed {
+    sequence: AtomicU64,
+    count: AtomicU64,
+    /// Car index (high 32 bits), phase, quantity, wheel (255: none), car stopped (0/1).
+    packed: AtomicU64,
+    time_bits: AtomicU64,
+}
+
+impl QuarantineFeed {
+    /// Publishes `report` as the latest and adds `new` faults to the total, which runs on
+    /// across reloads (RT thread: wait-free).
+    pub fn publish(&self, new: u64, report: &FaultReport) {
+        let count = self.count.load(Ordering::Relaxed) + new;
+        let fault = &report.fault;
+        let wheel = fault.wheel.map_or(255, |w| w.min(254) as u64);
+        let packed = ((report.car.0 as u64) << 32)
+            | ((fault.phase as u64) << 24)
+            | ((fault.quantity as u64) << 16)
+            | (wheel << 8)
+            | u64::from(fault.car_stopped);
+        self.sequence.fetch_add(1, Ordering::AcqRel);
+        self.packed.store(packed, Ordering::Relaxed);
+        self.time_bits
+            .store(fault.time_s.to_bits(), Ordering::Relaxed);
+        self.count.store(count, Ordering::Relaxed);
+        self.sequence.fetch_add(1, Ordering::Release);
+    }
+
+    /// How many faults the physics quarantined since the daemon started.
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Acquire)
+    }
+
+    /// The total and the latest report, or None before the first one or during a write.
+    pub fn latest(&self) -> Option<(u64, FaultReport)> {
+        let before = self.sequence.load(Ordering::Acquire);
+        if before == 0 || before % 2 == 1 {
+            return None;
+        }
+        let packed = self.packed.load(Ordering::Relaxed);
+        let time_bits = self.time_bits.load(Ordering::Relaxed);
+        let count = self.count.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        if self.sequence.load(Ordering::Relaxed) != before {
+            return None;
+        }
+        let wheel = (packed >> 8) as u8;
+        let report = FaultReport {
+            car: CarId((packed >> 32) as usize),
+            fault: NonFinite {
+                phase: *StepPhase::ALL.get(usize::from((packed >> 24) as u8))?,
+                quantity: *Quantity::ALL.get(usize::from((packed >> 16) as u8))?,
+                wheel: (wheel != 255).then_some(usize::from(wheel)),
+                time_s: f64::from_bits(time_bits),
+                car_stopped: packed & 1 == 1,
+            },
+        };
+        Some((count, report))
+    }
+}
+
+/// The health thread's side of the feed: each report logged once, the count for `STATUS=`.
+#[derive(Debug, Default)]
+pub struct QuarantineLog {
+    logged: u64,
+}
+
+impl QuarantineLog {
+    /// The log line for a report not logged yet (the latest one, with how many came since
+    /// the last line), or None.
+    pub fn new_line(&mut self, feed: &QuarantineFeed) -> Option<String> {
+        let (count, report) = feed.latest()?;
+        if count <= self.logged {
+            return None;
+        }
+        let unseen = count - self.logged;
+        self.logged = count;
+        let more = if unseen > 1 {
+            format!(" ({} more since the last report)", unseen - 1)
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "physics quarantine: {report}{more}; {count} in all. A non-finite value in the \
+             physics is a bug or a broken car or track file: report it with the car and track"
+        ))
+    }
+
+    /// The quarantine part of `STATUS=` (empty while nothing was quarantined).
+    pub fn status(feed: &QuarantineFeed) -> String {
+        match feed.count() {
+            0 => String::new(),
+            count => format!(" | physics quarantine: {count}"),
+        }
     }
 }
 
@@ -155,5 +290,81 @@ fn load_data<T>(
                 format!("name a built-in {kind}, or give the path of a {kind} TOML file"),
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A world of the player and two robots, one of them (car 2) given a NaN body rate.
+    fn poked_simulation() -> Simulation {
+        let sim = SimConfig {
+            robots: 2,
+            ..SimConfig::default()
+        };
+        let mut simulation = Simulation::build(&sim, 1000).expect("default world builds");
+        for _ in 0..10 {
+            simulation.step(&PlayerInput::default());
+        }
+        assert_eq!(simulation.new_fault(), None);
+        let car = simulation.world_mut().car_mut(CarId(2));
+        let mut state = *car.state();
+        state.angular_velocity_body.x = f64::NAN;
+        car.set_state(state);
+        simulation.step(&PlayerInput::default());
+        simulation
+    }
+
+    #[test]
+    fn a_quarantined_fault_crosses_the_feed_and_is_logged_once_and_counted() {
+        let mut simulation = poked_simulation();
+        let (count, report) = simulation.new_fault().expect("the NaN is reported");
+        assert_eq!(
+            simulation.new_fault(),
+            None,
+            "each report is handed out once"
+        );
+        assert_eq!(count, 1);
+        assert_eq!(report.car, CarId(2));
+        assert!(!simulation.is_player(&report));
+        assert_eq!(report.fault.phase, StepPhase::Entry);
+        assert_eq!(report.fault.quantity, Quantity::AngularVelocity);
+        assert!(simulation.player_telemetry().speed_mps.is_finite());
+
+        let feed = QuarantineFeed::default();
+        let mut log = QuarantineLog::default();
+        assert_eq!(feed.latest(), None);
+        assert_eq!(log.new_line(&feed), None);
+        assert_eq!(QuarantineLog::status(&feed), "");
+        feed.publish(count, &report);
+        assert_eq!(feed.latest(), Some((1, report)));
+        let line = log.new_line(&feed).expect("logged");
+        assert!(
+            line.contains("car 2") && line.contains("AngularVelocity") && line.contains("Entry"),
+            "{line}"
+        );
+        assert_eq!(log.new_line(&feed), None, "logged once");
+        assert_eq!(QuarantineLog::status(&feed), " | physics quarantine: 1");
+
+        // Three more before the health thread looks again: one line says so.
+        let wheel_report = FaultReport {
+            car: CarId(0),
+            fault: NonFinite {
+                wheel: Some(3),
+                car_stopped: false,
+                phase: StepPhase::Drivetrain,
+                quantity: Quantity::WheelSpin,
+                ..report.fault
+            },
+        };
+        feed.publish(3, &wheel_report);
+        assert_eq!(feed.latest(), Some((4, wheel_report)));
+        let line = log.new_line(&feed).expect("logged");
+        assert!(
+            line.contains("2 more") && line.contains("4 in all"),
+            "{line}"
+        );
+        assert_eq!(QuarantineLog::status(&feed), " | physics quarantine: 4");
     }
 }

@@ -7,14 +7,20 @@
 //! it and the body, a tyre spring and damper to the ground, and a wheel spin DOF updated
 //! implicitly through the drivetrain. Tyre forces act on the body at the contact point except
 //! their component along body z, which loads the unsprung mass. Integration is semi-implicit
-//! (symplectic) Euler. A step that would produce a non-finite state restores the previous state
-//! with the car brought to rest, so no NaN ever leaves `step`.
+//! (symplectic) Euler. A step that would produce a non-finite state restores the previous pose
+//! with the car brought to rest, so no NaN ever leaves `step`; the car records which value
+//! went bad, in which phase ([`crate::quarantine`]), for the world to report.
 //!
-//! Sub-modules: [`step`] (forces and integration), [`barrier`] (collision response),
-//! [`body_contact`] (the body on the ground when the car is off its wheels).
+//! Sub-modules: [`step`] (the step's pipeline), [`phases`] (one file per phase: driver
+//! inputs, suspension, contact, tyres, wheel spin, chassis forces, motion, telemetry),
+//! [`quarantine`] (the finiteness check of the new state and its report), [`barrier`]
+//! (collision response), [`body_contact`] (the body on the ground when the car is off its
+//! wheels).
 
 mod barrier;
 mod body_contact;
+mod phases;
+mod quarantine;
 mod step;
 
 use crate::aero::AeroSpec;
@@ -22,6 +28,7 @@ use crate::brakes::Brakes;
 use crate::controls::Controls;
 use crate::drivetrain::{Drivetrain, DrivetrainSpec};
 use crate::math::{Mat3, Quat, Vec3};
+use crate::quarantine::NonFinite;
 use crate::spec::{CarSpec, GRAVITY_MPS2};
 use crate::steering::{FrontWheelAngles, Steering};
 use crate::suspension::Suspension;
@@ -100,6 +107,8 @@ pub struct Car {
     pub(crate) controls: Controls,
     pub(crate) telemetry: CarTelemetry,
     pub(crate) time_s: f64,
+    /// The fault the quarantine caught in the last step, until the world collects it.
+    pub(crate) fault: Option<NonFinite>,
 }
 
 impl Car {
@@ -183,6 +192,7 @@ impl Car {
             controls: Controls::default(),
             telemetry: CarTelemetry::default(),
             time_s: 0.0,
+            fault: None,
         };
         let travel = [
             sf.static_compression_m,

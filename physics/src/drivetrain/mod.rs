@@ -34,6 +34,8 @@ pub use spec::{
 };
 
 use crate::controls::{Controls, GearRequest};
+use crate::math::FiniteProbe;
+use crate::quarantine::Quantity;
 use crate::telemetry::{DiffTelemetry, DrivetrainTelemetry};
 use closed_form::OneAxleStep;
 use clutch::Clutch;
@@ -96,6 +98,8 @@ pub struct Drivetrain {
     drive_torque_nm: [f64; 4],
     last_event: Option<GearEvent>,
     telemetry: DrivetrainTelemetry,
+    /// The non-finite value the last guarded step replaced, until the car collects it.
+    fault: Option<(Quantity, Option<usize>)>,
 }
 
 impl Drivetrain {
@@ -127,6 +131,7 @@ impl Drivetrain {
             drive_torque_nm: [0.0; 4],
             last_event: None,
             telemetry: DrivetrainTelemetry::default(),
+            fault: None,
             engine,
         };
         drivetrain.telemetry = DrivetrainTelemetry {
@@ -413,15 +418,16 @@ impl Drivetrain {
         }
     }
 
-    /// Replaces non-finite results (only possible from non-finite inputs) with rest.
+    /// The quarantine's check point for the drivetrain: replaces non-finite results (only
+    /// possible from non-finite inputs) with rest and records the first one for the car's
+    /// report.
     fn guard_finite(&mut self, out: &mut [f64; 4]) {
-        // x * 0 is (+-)0 for a finite x and NaN otherwise: the sum is zero exactly when all
-        // nine values are finite (in any order), with no test and branch per value.
-        let d = &self.drive_torque_nm;
-        let lanes = [0, 1, 2, 3].map(|w| out[w] * 0.0 + d[w] * 0.0);
-        let finite =
-            self.engine.omega_radps * 0.0 + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) == 0.0;
-        if !finite {
+        let mut probe = FiniteProbe::new();
+        probe.add4(*out);
+        probe.add4(self.drive_torque_nm);
+        probe.add(0, self.engine.omega_radps);
+        if !probe.all_finite() {
+            self.fault = Some(self.first_non_finite(out));
             *out = out.map(|v| if v.is_finite() { v } else { 0.0 });
             self.drive_torque_nm = [0.0; 4];
             if !self.engine.omega_radps.is_finite() {
@@ -430,6 +436,24 @@ impl Drivetrain {
             self.clutch_torque_nm = 0.0;
             self.slot_locked = [false; SLOTS];
         }
+    }
+
+    /// The first non-finite result: a wheel's spin rate, else a wheel's drive torque, else
+    /// the engine speed.
+    fn first_non_finite(&self, out: &[f64; 4]) -> (Quantity, Option<usize>) {
+        let bad_wheel = |values: &[f64; 4]| values.iter().position(|v| !v.is_finite());
+        if let Some(wheel) = bad_wheel(out) {
+            (Quantity::WheelSpin, Some(wheel))
+        } else if let Some(wheel) = bad_wheel(&self.drive_torque_nm) {
+            (Quantity::DriveTorque, Some(wheel))
+        } else {
+            (Quantity::EngineSpeed, None)
+        }
+    }
+
+    /// The value the last guarded step found non-finite and replaced (quantity, wheel), once.
+    pub fn take_fault(&mut self) -> Option<(Quantity, Option<usize>)> {
+        self.fault.take()
     }
 
     /// Refreshes the telemetry record after a step.

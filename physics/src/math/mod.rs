@@ -8,10 +8,13 @@
 //! paths); [`sin_cos`]: a deterministic full-range version for the track's bump waves.
 //! [`lanes`]: four lanes (SSE2 registers on x86-64, plain doubles elsewhere) for evaluating
 //! the four wheels' tyres side by side, with branch-free atan and sin/cos.
+//! [`finite`]: [`FiniteProbe`], whether many values are all finite without a branch each.
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
+pub mod finite;
 pub mod lanes;
+pub use finite::FiniteProbe;
 pub use lanes::{atan4, atan4_batch, each, sin_cos4_quarter, F64x4, Mask4};
 
 /// A 3-vector, metres, newtons or radians per second depending on use.

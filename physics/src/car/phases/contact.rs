@@ -1,0 +1,93 @@
+//! Phase 3, ground contact: for each wheel, the ground under its centre, the tyre's
+//! deflection and radial load, the contact frame (forward, lateral, normal), the contact
+//! patch velocity and the slip prediction at the start-of-step spin rate.
+//!
+//! Inputs: the start state, the body frame, the road-wheel steer angles, the track (the
+//! wheels' ground hints are updated). Outputs: each [`WheelWork`]'s contact fields, load,
+//! slip, and the Magic Formula's four-wheel inputs ([`TyreInputs`]).
+
+use super::{StepFrame, WheelWork, MOUNT_MIRROR};
+use crate::car::Car;
+use crate::math::Vec3;
+use crate::track::Track;
+
+/// The four wheels' Magic Formula inputs (zero for a wheel off the ground).
+pub(in crate::car) struct TyreInputs {
+    pub kappa: [f64; 4],
+    pub tan_alpha: [f64; 4],
+    pub loads: [f64; 4],
+    pub surface_grip: [f64; 4],
+    pub rolling_coefficient: [f64; 4],
+}
+
+impl Car {
+    pub(in crate::car) fn wheel_contacts(
+        &mut self,
+        track: &Track,
+        frame: &StepFrame,
+        steer_sin_cos: [(f64, f64); 4],
+        work: &mut [WheelWork; 4],
+        dt: f64,
+    ) -> TyreInputs {
+        let st = &self.state;
+        let (xb, yb, zb, omega_w) = (frame.xb, frame.yb, frame.zb, frame.omega_w);
+        let mut inputs = TyreInputs {
+            kappa: [0.0; 4],
+            tan_alpha: [0.0; 4],
+            loads: [0.0; 4],
+            surface_grip: [0.0; 4],
+            rolling_coefficient: [0.0; 4],
+        };
+        for i in 0..4 {
+            let w = &mut work[i];
+            // The wheel centre is `travel` along body z from the droop hardpoint.
+            let r_wc = frame.hardpoints[i] + zb * st.travel[i];
+            let centre = st.position + r_wc;
+            let ground = track.ground(centre.x, centre.y, &mut self.wheel_hints[i]);
+            let n = Vec3::from_array(ground.normal);
+            let distance = (centre.z - ground.height_m) * n.z;
+            // The tyre is a disc in the wheel plane, not a sphere: leaned over by `lean` (the
+            // ground normal along the body's y axis; steer ignored) its lowest point is nearer
+            // the centre, so a car on its side rests on its body, not on tyres pressed sideways
+            // into the ground. Below 3 degrees of lean a series replaces the square root
+            // (error under 1e-6 of the radius).
+            let lean = n.dot(yb);
+            let lean2 = lean * lean;
+            let reach = if lean2 < 0.0025 {
+                1.0 - 0.5 * lean2
+            } else {
+                (1.0 - lean2).sqrt()
+            };
+            let deflection = self.tyre.radius_m * reach - distance;
+            let v_body_wc = st.velocity + omega_w.cross(r_wc);
+            let v_wc = v_body_wc + zb * (st.wheel_vertical_velocity[i] - v_body_wc.dot(zb));
+            w.normal = n;
+            w.surface = ground.surface.kind;
+            w.radius = self.tyre.radius_m - deflection.max(0.0);
+            let (sin_d, cos_d) = steer_sin_cos[i];
+            let heading = xb * cos_d + yb * sin_d;
+            w.forward = (heading - n * heading.dot(n)).normalized_or(xb);
+            w.lateral = n.cross(w.forward);
+            w.contact_offset = r_wc - n * distance;
+            if deflection > 0.0 {
+                let rate = -v_wc.dot(n);
+                w.load = self.tyre.radial_load(deflection, rate);
+            }
+            inputs.surface_grip[i] = ground.surface.grip_scale;
+            inputs.rolling_coefficient[i] =
+                self.tyre.rolling_resistance + ground.surface.rolling_resistance;
+            if w.load > 0.0 {
+                let v_cp = st.velocity + omega_w.cross(w.contact_offset);
+                w.vx = v_cp.dot(w.forward);
+                w.vy = v_cp.dot(w.lateral);
+                let pred =
+                    st.slip[i].predict(&self.tyre, w.vx, w.vy, st.wheel_omega[i], w.radius, dt);
+                w.slip = pred;
+                inputs.kappa[i] = pred.kappa_at_omega0;
+                inputs.tan_alpha[i] = MOUNT_MIRROR[i] * pred.alpha;
+                inputs.loads[i] = w.load;
+            }
+        }
+        inputs
+    }
+}
