@@ -200,7 +200,11 @@ fn a_value_in_an_inline_table_is_placed_at_its_own_key() {
     let err = CarSpec::from_toml(&text, ORIGIN).unwrap_err();
     assert_eq!(err.field, "suspension.rear.bump_stop_engage_m", "{err}");
     assert_eq!(err.line, line_of(&text, "rear = {"), "{err}");
-    assert_eq!(err.column, column_of(&text, "bump_stop_engage_m = 0.25"), "{err}");
+    assert_eq!(
+        err.column,
+        column_of(&text, "bump_stop_engage_m = 0.25"),
+        "{err}"
+    );
     assert!(err.column > 100, "deep inside the inline table: {err}");
     assert!(err.message.contains("between 0 and 0.18"), "{err}");
 }
@@ -223,8 +227,9 @@ fn a_dotted_key_is_placed_at_its_last_segment() {
     let line = line_of(&text, "performance.zero_to_100_kph_s_max");
     assert_eq!((err.line, err.column), (line, 13), "{err}");
     assert!(
-        err.to_string()
-            .starts_with(&format!("{ORIGIN}:{line}:13: performance.zero_to_100_kph_s_max:")),
+        err.to_string().starts_with(&format!(
+            "{ORIGIN}:{line}:13: performance.zero_to_100_kph_s_max:"
+        )),
         "{err}"
     );
 }
