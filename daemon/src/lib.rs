@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod check;
 pub mod cli;
+pub mod config_load;
 pub mod devices;
 pub mod ffb;
 pub mod handoff;

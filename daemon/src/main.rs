@@ -86,7 +86,7 @@ fn dispatch(cli: Cli, display: bool) -> Result<()> {
                 core,
                 priority,
             } => {
-                let mut config = service::load_config(cli.config.as_deref())?;
+                let mut config = rigd::config_load::load_config(cli.config.as_deref())?;
                 if let Some(robots) = robots {
                     config.sim.robots = robots;
                 }
