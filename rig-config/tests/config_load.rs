@@ -3,7 +3,7 @@
 //! included), are listed with every other problem at once, are not repeated for a field
 //! already reported, and the returned `Source` places any field afterwards.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rig_config::{Config, ConfigError, FieldProblem, Problem};
 
@@ -29,7 +29,7 @@ fn no_lorries(config: &Config) -> Vec<FieldProblem> {
     }
 }
 
-fn problems(path: &PathBuf) -> Vec<Problem> {
+fn problems(path: &Path) -> Vec<Problem> {
     match rig_config::load_with(Some(path), &no_lorries) {
         Err(ConfigError::Invalid(problems)) => problems,
         other => panic!("{} must be rejected, got {other:?}", path.display()),
