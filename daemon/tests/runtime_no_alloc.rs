@@ -102,7 +102,8 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
     );
     let path = std::env::temp_dir().join(format!("rigd-no-alloc-{}.toml", std::process::id()));
     std::fs::write(&path, text).unwrap();
-    let config = rigd::runtime::service::load_config(Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+    let config =
+        rigd::runtime::config_load::load_config(Some(&path)).unwrap_or_else(|e| panic!("{e}"));
     let _ = std::fs::remove_file(&path);
     assert_eq!(config.telemetry.len(), 6);
     assert_eq!(config.motion.platforms.len(), 1);

@@ -1,5 +1,11 @@
 //! Loading car and track documents: TOML text -> validated specs, with errors that name the
 //! document, line, column and field, and say what was expected.
+//!
+//! Every line and column comes from the TOML parser's spans: a syntax or serde error carries
+//! its own span; a value that parsed but is out of range is placed with [`rig_toml::Places`],
+//! which finds the field however it is written (under its table header, as a dotted key, in
+//! an inline table, in the n-th `[[array]]` element). The document is parsed once to build the
+//! spec; only an error re-reads it for the field's place.
 
 use serde::de::DeserializeOwned;
 
@@ -25,7 +31,7 @@ pub fn parse_toml<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, Da
     toml::from_str(text).map_err(|err| {
         let (line, column) = err
             .span()
-            .map(|span| line_column(text, span.start))
+            .map(|span| rig_toml::line_column(text, span.start))
             .unwrap_or((0, 0));
         let message = err.message().to_string();
         let field = field_from_message(&message).unwrap_or_default();
@@ -39,19 +45,19 @@ pub fn parse_toml<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, Da
     })
 }
 
-/// Builds the error for a value that parsed but is out of range: finds the line of `field`'s
-/// last path segment in `text` so the user sees where to fix it.
+/// Builds the error for `field` (dotted path, `piece[3].radius_m`), a value that parsed but is
+/// unusable: it points at the field's key in `text`, or at the nearest enclosing table or
+/// array element written there when the field is not (0:0 when nothing on its path is).
+///
+/// A part of a car validated as a document of its own (a drivetrain table alone, as its tests
+/// do) still names its fields from the car's root (`drivetrain.engine.idle_rpm`): when nothing
+/// of that path is written, it is looked up relative to each table it lies in
+/// (`engine.idle_rpm`, then `idle_rpm`).
 pub fn invalid(text: &str, origin: &str, field: &str, message: impl Into<String>) -> DataError {
-    let key = field.rsplit('.').next().unwrap_or(field);
-    let (line, column) = text
-        .lines()
-        .enumerate()
-        .find_map(|(i, l)| {
-            let trimmed = l.trim_start();
-            let starts =
-                trimmed.starts_with(key) && trimmed[key.len()..].trim_start().starts_with('=');
-            starts.then(|| (i + 1, l.len() - trimmed.len() + 1))
-        })
+    let places = rig_toml::Places::parse(text);
+    let (line, column) = std::iter::once(field)
+        .chain(field.match_indices('.').map(|(dot, _)| &field[dot + 1..]))
+        .find_map(|path| places.position(text, path))
         .unwrap_or((0, 0));
     DataError {
         origin: origin.to_string(),
@@ -60,14 +66,6 @@ pub fn invalid(text: &str, origin: &str, field: &str, message: impl Into<String>
         field: field.to_string(),
         message: message.into(),
     }
-}
-
-/// 1-based line and column of a byte offset.
-pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 /// serde names the offending field in backticks ("unknown field `x`", "missing field `y`").

@@ -102,7 +102,14 @@ fn bad_tables_name_the_field_line_and_fix() {
         SEQUENTIAL,
         "[front_differential]\nkind = \"open\"\n[rear_differential]\nkind = \"open\"",
     );
-    fails(&text, "drivetrain.rear_differential", 0, "remove the table");
+    // The unwanted table is pointed at by its header (the old key-text search found no
+    // `rear_differential =` line and gave line 0).
+    fails(
+        &text,
+        "drivetrain.rear_differential",
+        line_of(&text, "[rear_differential]"),
+        "remove the table",
+    );
 
     let text = rwd_text("kind = \"open\"").replace(
         "layout = \"rwd\"",

@@ -170,3 +170,66 @@ proptest! {
         }
     }
 }
+
+/// Column (1-based) of `needle` on the line that holds it.
+fn column_of(text: &str, needle: &str) -> usize {
+    let line = text.lines().find(|l| l.contains(needle)).unwrap();
+    line.find(needle).unwrap() + 1
+}
+
+#[test]
+fn a_value_in_an_inline_table_is_placed_at_its_own_key() {
+    // The rear corners written as one inline table under [suspension], with a bump stop
+    // beyond the travel: the error points into that line, not at the front table's key.
+    let text = road();
+    let rear_start = text.find("[suspension.rear]").unwrap();
+    let rear_end = rear_start + text[rear_start..].find("\n\n").unwrap();
+    let pairs: Vec<String> = text[rear_start..rear_end]
+        .lines()
+        .skip(1)
+        .map(|l| l.replace("bump_stop_engage_m = 0.15", "bump_stop_engage_m = 0.25"))
+        .collect();
+    let inline = format!("[suspension]\nrear = {{ {} }}\n", pairs.join(", "));
+    let front_start = text.find("[suspension.front]").unwrap();
+    let text = format!(
+        "{}{inline}\n{}{}",
+        &text[..front_start],
+        &text[front_start..rear_start],
+        &text[rear_end..]
+    );
+    let err = CarSpec::from_toml(&text, ORIGIN).unwrap_err();
+    assert_eq!(err.field, "suspension.rear.bump_stop_engage_m", "{err}");
+    assert_eq!(err.line, line_of(&text, "rear = {"), "{err}");
+    assert_eq!(
+        err.column,
+        column_of(&text, "bump_stop_engage_m = 0.25"),
+        "{err}"
+    );
+    assert!(err.column > 100, "deep inside the inline table: {err}");
+    assert!(err.message.contains("between 0 and 0.18"), "{err}");
+}
+
+#[test]
+fn a_dotted_key_is_placed_at_its_last_segment() {
+    // `[performance]` written as dotted keys before the first table, band upside down.
+    let text = road();
+    let table = text.find("[performance]").unwrap();
+    let dotted: String = text[table..]
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("performance.{}\n", l.replace("= 11.5", "= 7.0")))
+        .collect();
+    let chassis = text.find("[chassis]").unwrap();
+    let text = format!("{}{dotted}\n{}", &text[..chassis], &text[chassis..table]);
+    let err = CarSpec::from_toml(&text, ORIGIN).unwrap_err();
+    assert_eq!(err.field, "performance.zero_to_100_kph_s_max", "{err}");
+    let line = line_of(&text, "performance.zero_to_100_kph_s_max");
+    assert_eq!((err.line, err.column), (line, 13), "{err}");
+    assert!(
+        err.to_string().starts_with(&format!(
+            "{ORIGIN}:{line}:13: performance.zero_to_100_kph_s_max:"
+        )),
+        "{err}"
+    );
+}

@@ -1,5 +1,4 @@
-//! The TOML document behind a [`Config`]: deserialising while collecting every problem, and
-//! locating a field's line and column for semantic problems.
+//! The TOML document behind a [`Config`]: deserialising while collecting every problem.
 //!
 //! serde stops at the first error, so [`deserialize_collecting`] retries: after each error it
 //! removes the offending entry (the deepest key, value or array element whose span holds the
@@ -13,17 +12,22 @@ use serde::Deserialize;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 use toml::Spanned;
 
-use crate::problem::{FieldProblem, Problem};
+use crate::problem::Problem;
 use crate::Config;
 
-/// Deserialises `text`, returning the config built from everything usable plus every problem.
-pub(crate) fn deserialize_collecting(text: &str, origin: &str) -> (Config, Vec<Problem>) {
-    let (mut root, syntax_errors) = DeTable::parse_recoverable(text);
+/// Deserialises the parsed document `root` of `text` (with the parser's `syntax_errors`),
+/// returning the config built from everything usable plus every problem.
+pub(crate) fn deserialize_collecting(
+    mut root: Spanned<DeTable<'_>>,
+    syntax_errors: &[toml::de::Error],
+    text: &str,
+    origin: &str,
+) -> (Config, Vec<Problem>) {
     let mut problems: Vec<Problem> = syntax_errors
         .iter()
         .map(|err| {
             let span = err.span().unwrap_or(0..0);
-            let (line, column) = line_column(text, span.start);
+            let (line, column) = rig_toml::line_column(text, span.start);
             // The recovered tree usually still holds the key whose value broke.
             let field = find_deepest(root.get_ref(), &span, &mut Vec::new())
                 .map(|steps| path_text(&steps))
@@ -85,7 +89,7 @@ fn problem_from_error(
     field: String,
     message: String,
 ) -> Problem {
-    let (line, column) = line_column(text, span.start);
+    let (line, column) = rig_toml::line_column(text, span.start);
     let fix = fix_for(&message, &field);
     Problem {
         origin: origin.to_string(),
@@ -235,79 +239,4 @@ fn remove_in_value<'i>(value: &mut DeValue<'i>, steps: &[Step]) {
         }
         _ => {}
     }
-}
-
-/// Locates a semantic problem: the line and column of its field's key in `text` (or of the
-/// nearest enclosing table that is written; 0:0 when none is).
-pub fn locate(text: &str, origin: &str, found: &FieldProblem) -> Problem {
-    let (root, _) = DeTable::parse_recoverable(text);
-    let steps = parse_path(&found.field);
-    let offset = (0..=steps.len())
-        .rev()
-        .find_map(|len| key_offset(root.get_ref(), &steps[..len]));
-    let (line, column) = offset.map_or((0, 0), |o| line_column(text, o));
-    Problem {
-        origin: origin.to_string(),
-        line,
-        column,
-        field: found.field.clone(),
-        message: found.message.clone(),
-        fix: found.fix.clone(),
-    }
-}
-
-fn parse_path(field: &str) -> Vec<Step> {
-    let mut steps = Vec::new();
-    for part in field.split('.').filter(|p| !p.is_empty()) {
-        let mut pieces = part.split('[');
-        if let Some(key) = pieces.next() {
-            steps.push(Step::Key(key.to_string()));
-        }
-        for index in pieces {
-            if let Ok(i) = index.trim_end_matches(']').parse() {
-                steps.push(Step::Index(i));
-            }
-        }
-    }
-    steps
-}
-
-fn key_offset(table: &DeTable<'_>, steps: &[Step]) -> Option<usize> {
-    let (Step::Key(first), rest) = steps.split_first()? else {
-        return None;
-    };
-    let (key, value) = table
-        .iter()
-        .find(|(k, _)| k.get_ref().as_ref() == first.as_str())?;
-    if rest.is_empty() {
-        return Some(key.span().start);
-    }
-    value_offset(value, rest)
-}
-
-fn value_offset(value: &Spanned<DeValue<'_>>, steps: &[Step]) -> Option<usize> {
-    match (value.get_ref(), steps.first()?) {
-        (DeValue::Table(table), Step::Key(_)) => key_offset(table, steps),
-        (DeValue::Array(items), Step::Index(index)) => {
-            let item = items.get(*index)?;
-            if steps.len() == 1 {
-                Some(item.span().start)
-            } else {
-                value_offset(item, &steps[1..])
-            }
-        }
-        _ => None,
-    }
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }

@@ -8,6 +8,12 @@
 //! unknown or mistyped key and every out-of-range value, each as a [`Problem`] naming file,
 //! line, column, field and the fix.
 //!
+//! [`load_with`] is the one way rigd loads its configuration (`check-config`, `run` and the
+//! SIGHUP reload): read the file, parse it once (the parser's spans say where every field is
+//! written, kept in the returned [`Source`]), deserialise, validate, and let the caller's
+//! [`Resolve`] check what the document names outside itself (the car and track files, which
+//! only the simulator can read), its problems placed at the line of the key that names them.
+//!
 //! ```
 //! let config = rig_config::parse("[loop]\nrate_hz = 500\n", "example.toml").unwrap();
 //! assert_eq!(config.realtime.rate_hz, 500);
@@ -24,14 +30,16 @@ pub mod motion;
 mod problem;
 pub mod realtime;
 pub mod sim;
+mod source;
 pub mod telemetry;
 
 use std::path::Path;
 
 use serde::Deserialize;
+use toml::de::DeTable;
 
-pub use document::locate;
 pub use problem::{FieldProblem, Problem, Report, Validate};
+pub use source::Source;
 
 /// The whole rigd configuration. Every section has defaults, so an empty file is valid.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
@@ -96,26 +104,88 @@ fn problems_text(problems: &[Problem]) -> String {
 /// Where the embedded defaults claim to come from in messages.
 pub const EMBEDDED_ORIGIN: &str = "<embedded defaults>";
 
-/// Reads and parses the file at `path` (see [`parse`]).
-pub fn load(path: &Path) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.display().to_string(),
-        source,
-    })?;
-    parse(&text, &path.display().to_string()).map_err(ConfigError::Invalid)
+/// A valid configuration and the document it was read from (to place any later problem).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The configuration.
+    pub config: Config,
+    /// Its origin, text and where each field is written.
+    pub source: Source,
+}
+
+/// Checks what a configuration names outside itself, which rig-config cannot read (the car
+/// and track files of `[sim]`: the daemon resolves them with the simulator's parsers).
+///
+/// It is called even when the document has other problems, with everything that parsed (a
+/// broken entry at its default), so one `check-config` lists every problem at once.
+pub trait Resolve {
+    /// Every problem, each against the field that names the thing (`sim.car`); a field
+    /// that already has a problem is not reported twice.
+    fn problems(&self, config: &Config) -> Vec<FieldProblem>;
+}
+
+impl<F: Fn(&Config) -> Vec<FieldProblem>> Resolve for F {
+    fn problems(&self, config: &Config) -> Vec<FieldProblem> {
+        self(config)
+    }
+}
+
+/// Nothing outside the document is checked.
+fn nothing_to_resolve(_: &Config) -> Vec<FieldProblem> {
+    Vec::new()
+}
+
+/// Reads and checks the file at `path`, or the embedded defaults when `path` is `None`,
+/// without resolving anything outside the document (see [`load_with`]).
+pub fn load(path: Option<&Path>) -> Result<Loaded, ConfigError> {
+    load_with(path, &nothing_to_resolve)
+}
+
+/// Reads the file at `path` (`None`: the embedded defaults, an empty document), parses it once,
+/// validates it and runs `resolver`; returns the configuration with its [`Source`], or every
+/// problem found, sorted by line.
+pub fn load_with(path: Option<&Path>, resolver: &dyn Resolve) -> Result<Loaded, ConfigError> {
+    let (text, origin) = match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                path: path.display().to_string(),
+                source,
+            })?;
+            (text, path.display().to_string())
+        }
+        None => (String::new(), EMBEDDED_ORIGIN.to_string()),
+    };
+    check(text, origin, resolver).map_err(ConfigError::Invalid)
 }
 
 /// Parses and validates `text`; `origin` (a path) names it in problems. Returns every problem
 /// found, not only the first.
 pub fn parse(text: &str, origin: &str) -> Result<Config, Vec<Problem>> {
-    let (config, mut problems) = document::deserialize_collecting(text, origin);
+    check(text.to_string(), origin.to_string(), &nothing_to_resolve).map(|loaded| loaded.config)
+}
+
+/// The one parse: spans, deserialisation, validation, resolution, every problem placed.
+fn check(text: String, origin: String, resolver: &dyn Resolve) -> Result<Loaded, Vec<Problem>> {
+    let (config, places, mut problems) = {
+        let (root, syntax_errors) = DeTable::parse_recoverable(&text);
+        let places = rig_toml::Places::of(root.get_ref());
+        let (config, problems) =
+            document::deserialize_collecting(root, &syntax_errors, &text, &origin);
+        (config, places, problems)
+    };
+    let source = Source::new(origin, text, places);
     let mut report = Report::default();
     config.validate("", &mut report);
-    for found in report.into_problems() {
-        problems.push(locate(text, origin, &found));
+    let mut found = report.into_problems();
+    for resolved in resolver.problems(&config) {
+        let known = |field: &str| field == resolved.field;
+        if !found.iter().any(|f| known(&f.field)) && !problems.iter().any(|p| known(&p.field)) {
+            found.push(resolved);
+        }
     }
+    problems.extend(found.into_iter().map(|f| source.problem(f)));
     if problems.is_empty() {
-        Ok(config)
+        Ok(Loaded { config, source })
     } else {
         problems.sort_by_key(|p| (p.line, p.column));
         Err(problems)

@@ -26,7 +26,7 @@ fn every_example_config_parses_without_problems() {
         "examples/ holds the commented configs"
     );
     for path in examples {
-        if let Err(err) = rig_config::load(&path) {
+        if let Err(err) = rig_config::load(Some(&path)) {
             panic!("{} must parse cleanly:\n{err}", path.display());
         }
     }
@@ -101,7 +101,7 @@ fn invalid_fixtures_report_every_problem_with_position_field_and_fix() {
             "{} has no `# expect:` lines",
             path.display()
         );
-        let problems = match rig_config::load(&path) {
+        let problems = match rig_config::load(Some(&path)) {
             Ok(_) => panic!("{} must be rejected", path.display()),
             Err(rig_config::ConfigError::Invalid(problems)) => problems,
             Err(other) => panic!("{}: unexpected {other}", path.display()),

@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Checks the file at `path`; prints `FILE: ok` when it is valid.
 pub fn check_config(path: &Path) -> Result<(), rig_config::ConfigError> {
-    crate::runtime::service::load_config(Some(path))?;
+    crate::runtime::config_load::load_config(Some(path))?;
     println!("{}: ok", path.display());
     Ok(())
 }

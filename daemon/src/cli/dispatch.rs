@@ -57,7 +57,7 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
                 core,
                 priority,
             } => {
-                let mut config = service::load_config(cli.config.as_deref())?;
+                let mut config = crate::runtime::config_load::load_config(cli.config.as_deref())?;
                 if let Some(robots) = robots {
                     config.sim.robots = robots;
                 }

@@ -7,6 +7,7 @@
 //! ([`rt_loop::LoopShared`]) and the wait-free slots of [`crate::rt::handoff`].
 
 pub mod bounded_join;
+pub mod config_load;
 pub mod display;
 pub mod health;
 pub mod histogram;

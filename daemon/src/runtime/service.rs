@@ -34,7 +34,7 @@ use super::display::{self, Display, StopCause, StopRequest};
 use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
 use super::rt_thread::RtThread;
 use super::session_links::SessionLinks;
-use super::simulation::{self, QuarantineLog, Simulation};
+use super::simulation::{QuarantineLog, Simulation};
 use super::stages::build_output_stages;
 use super::systemd::{Notifier, Watchdog};
 use crate::input::{self, PlayerInputs};
@@ -68,55 +68,6 @@ pub enum RunError {
     /// Anything else (exit 1).
     #[error(transparent)]
     Other(#[from] anyhow::Error),
-}
-
-/// Loads the configuration `path` names (or the embedded defaults) and checks that its car
-/// and track exist and are valid; every problem is reported with its line.
-pub fn load_config(path: Option<&Path>) -> Result<Config, rig_config::ConfigError> {
-    let (text, origin) = match path {
-        Some(path) => (
-            std::fs::read_to_string(path).map_err(|source| rig_config::ConfigError::Read {
-                path: path.display().to_string(),
-                source,
-            })?,
-            path.display().to_string(),
-        ),
-        None => (String::new(), rig_config::EMBEDDED_ORIGIN.to_string()),
-    };
-    let (config, mut problems) = match rig_config::parse(&text, &origin) {
-        Ok(config) => (Some(config), Vec::new()),
-        Err(problems) => (None, problems),
-    };
-    // The car and track are checked even when other keys are wrong (every problem at once);
-    // a `[sim]` that did not parse leaves nothing to check.
-    let sim = config
-        .as_ref()
-        .map(|c| c.sim.clone())
-        .or_else(|| partial_sim(&text));
-    if let Some(sim) = sim {
-        if let Err(found) = simulation::resolve(&sim) {
-            for p in found {
-                // rig-config already reported a missing file for this key.
-                if !problems.iter().any(|known| known.field == p.field) {
-                    problems.push(rig_config::locate(&text, &origin, &p));
-                }
-            }
-        }
-    }
-    match config {
-        Some(config) if problems.is_empty() => Ok(config),
-        _ => {
-            problems.sort_by_key(|p| (p.line, p.column));
-            Err(rig_config::ConfigError::Invalid(problems))
-        }
-    }
-}
-
-/// The `[sim]` section alone, when the whole document did not pass (so `check-config` still
-/// reports car and track problems alongside the others).
-fn partial_sim(text: &str) -> Option<rig_config::sim::SimConfig> {
-    let table: toml::Table = toml::from_str(text).ok()?;
-    table.get("sim")?.clone().try_into().ok()
 }
 
 /// Slots the RT thread publishes into: [0] health/status (main thread), [1] display.
@@ -307,7 +258,7 @@ fn log_terminal_closed() {
 /// display.
 pub fn run(options: RunOptions) -> Result<(), RunError> {
     let terminal = ControllingTerminal::open();
-    let config = load_config(options.config_path.as_deref())?;
+    let config = super::config_load::load_config(options.config_path.as_deref())?;
     let origin = options.config_path.as_ref().map_or_else(
         || rig_config::EMBEDDED_ORIGIN.to_string(),
         |p| p.display().to_string(),
@@ -513,7 +464,7 @@ fn reload(
     notifier: &Notifier,
     pm_qos: &mut PmQosGuard,
 ) -> Result<Session> {
-    let new_config = match load_config(path) {
+    let new_config = match super::config_load::load_config(path) {
         Ok(config) => config,
         Err(err) => {
             for problem in err.problems() {

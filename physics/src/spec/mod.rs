@@ -10,7 +10,7 @@ pub mod builtin;
 
 use crate::aero::AeroSpec;
 use crate::brakes::BrakeSpec;
-use crate::data::{parse_toml, DataError};
+use crate::data::{invalid, parse_toml, DataError};
 use crate::drivetrain::DrivetrainSpec;
 use crate::steering::SteeringSpec;
 use crate::suspension::SuspensionSpec;
@@ -126,7 +126,7 @@ impl CarSpec {
             a * b - ixy * ixy > 0.0 && inertia.determinant() > 0.0 && d > 0.0 && iyz.is_finite();
         let triangle = a + b >= d && a + d >= b && b + d >= a && ixz.is_finite();
         if !positive_definite || !triangle {
-            return Err(locate(
+            return Err(invalid(
                 text,
                 origin,
                 "chassis.inertia_kgm2",
@@ -226,7 +226,7 @@ impl CarSpec {
         let unsprung =
             2.0 * (self.suspension.front.unsprung_mass_kg + self.suspension.rear.unsprung_mass_kg);
         if unsprung >= 0.5 * c.mass_kg {
-            return Err(locate(
+            return Err(invalid(
                 text,
                 origin,
                 "suspension.front.unsprung_mass_kg",
@@ -285,43 +285,11 @@ pub fn check_range(
     if value.is_finite() && value >= lo && value <= hi {
         Ok(())
     } else {
-        Err(locate(
+        Err(invalid(
             text,
             origin,
             field,
             format!("expected a value between {lo} and {hi}, got {value}; change it to lie in that range"),
         ))
     }
-}
-
-/// Builds a [`DataError`] for `field` (dotted path), finding the line of its key inside its
-/// own table (so `suspension.rear.x` points at the rear table, not the front one).
-pub fn locate(text: &str, origin: &str, field: &str, message: impl Into<String>) -> DataError {
-    let (table, key) = field.rsplit_once('.').unwrap_or(("", field));
-    let mut in_table = table.is_empty();
-    for (i, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with('[') {
-            let header = trimmed
-                .trim_start_matches('[')
-                .split(']')
-                .next()
-                .unwrap_or("");
-            in_table = header.trim() == table;
-            continue;
-        }
-        if in_table
-            && trimmed.starts_with(key)
-            && trimmed[key.len()..].trim_start().starts_with('=')
-        {
-            return DataError {
-                origin: origin.to_string(),
-                line: i + 1,
-                column: line.len() - trimmed.len() + 1,
-                field: field.to_string(),
-                message: message.into(),
-            };
-        }
-    }
-    crate::data::invalid(text, origin, field, message)
 }

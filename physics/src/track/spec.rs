@@ -12,7 +12,7 @@
 
 use serde::Deserialize;
 
-use crate::data::{parse_toml, DataError};
+use crate::data::{invalid, parse_toml, DataError};
 use crate::telemetry::SurfaceKind;
 
 /// A whole track document.
@@ -306,85 +306,11 @@ impl SpecProblem {
         }
     }
 
-    /// Turns the problem into a [`DataError`] pointing at the value in `text`.
+    /// Turns the problem into a [`DataError`] pointing at the field in `text` (the header of
+    /// its `[[piece]]` or `[[zone]]` when the key is not written).
     pub(crate) fn into_error(self, text: &str, origin: &str) -> DataError {
-        let (line, column) = locate(text, &self.field);
-        DataError {
-            origin: origin.to_string(),
-            line,
-            column,
-            field: self.field,
-            message: self.message,
-        }
+        invalid(text, origin, &self.field, self.message)
     }
-}
-
-/// Line and column of `field` (`key`, `table.key` or `array[i].key`) in `text`, (0, 0) when
-/// it is not written there (e.g. a missing optional value): the header of the array item then.
-fn locate(text: &str, field: &str) -> (usize, usize) {
-    let (scope, key) = match field.rsplit_once('.') {
-        Some((scope, key)) => (Some(scope), key),
-        None => (None, field),
-    };
-    let key_line = |l: &str| {
-        let trimmed = l.trim_start();
-        trimmed.starts_with(key) && trimmed[key.len()..].trim_start().starts_with('=')
-    };
-    let lines: Vec<&str> = text.lines().collect();
-    let (start, end) = match scope {
-        None => (0, lines.len()),
-        Some(scope) => match scope_range(&lines, scope) {
-            Some(range) => range,
-            None => return (0, 0),
-        },
-    };
-    for (i, l) in lines.iter().enumerate().take(end).skip(start) {
-        if key_line(l) {
-            return (i + 1, l.len() - l.trim_start().len() + 1);
-        }
-        // A top-level key stops at the first table header.
-        if scope.is_none() && l.trim_start().starts_with('[') {
-            break;
-        }
-    }
-    if scope.is_none() {
-        // A whole array (`piece`): its first item's header.
-        let header = format!("[[{key}]]");
-        if let Some(i) = lines.iter().position(|l| l.trim() == header) {
-            return (i + 1, 1);
-        }
-    }
-    if scope.is_some() && start > 0 {
-        // Point at the item's header when the key is absent.
-        // `start` is the 0-based line after the header, i.e. the header's 1-based line.
-        return (start, 1);
-    }
-    (0, 0)
-}
-
-/// Line range (after the header, up to the next header) of `name` or `name[i]`.
-fn scope_range(lines: &[&str], scope: &str) -> Option<(usize, usize)> {
-    let (name, index) = match scope.split_once('[') {
-        Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()?),
-        None => (scope, 0),
-    };
-    let array_header = format!("[[{name}]]");
-    let table_header = format!("[{name}]");
-    let mut seen = 0;
-    let mut start = None;
-    for (i, l) in lines.iter().enumerate() {
-        let t = l.trim();
-        if start.is_some() && t.starts_with('[') {
-            return start.map(|s| (s, i));
-        }
-        if t == array_header || t == table_header {
-            if seen == index {
-                start = Some(i + 1);
-            }
-            seen += 1;
-        }
-    }
-    start.map(|s| (s, lines.len()))
 }
 
 impl TrackSpec {
