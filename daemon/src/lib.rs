@@ -11,6 +11,7 @@ pub mod handoff;
 pub mod input;
 pub mod maneuver;
 pub mod motion;
+pub mod replay;
 pub mod rt_stage;
 pub mod runtime;
 pub mod serial_input;
