@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::Parser;
 use rigd::cli::logging::{self, LogTarget};
 use rigd::cli::{exit_code, BenchCommand, Cli, Command, RunArgs};
+use rigd::replay::player::ReplayOptions;
 use rigd::runtime::service::{self, RunOptions};
 
 fn main() {
@@ -48,6 +49,7 @@ fn shows_display(cli: &Cli) -> bool {
     let no_display = match &cli.command {
         None => false,
         Some(Command::Run(args)) => args.no_display,
+        Some(Command::Replay(args)) => args.no_display,
         Some(_) => return false,
     };
     !no_display && std::io::stdout().is_terminal()
@@ -60,9 +62,16 @@ fn dispatch(cli: Cli, display: bool) -> Result<()> {
                 config_path: cli.config,
                 display,
                 stall_after: args.test_stall_rt_after_ms.map(Duration::from_millis),
+                step_observer: Some(rigd::replay::recorder::factory(args.record)),
             };
             service::run(options)?;
         }
+        Command::Replay(args) => rigd::replay::player::run(&ReplayOptions {
+            file: args.file,
+            realtime: args.realtime,
+            display,
+            config_path: cli.config,
+        })?,
         Command::CheckConfig { file, schema } => {
             if schema {
                 println!("{}", rig_config::json_schema());
