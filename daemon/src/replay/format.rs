@@ -376,10 +376,11 @@ pub fn decode(bytes: &[u8]) -> Result<Recording, FormatError> {
             TAG_CHECKPOINT => {
                 let at = reader.u64("checkpoint step")?;
                 let digest = reader.u64("checkpoint digest")?;
-                if at > steps || checkpoints.last().is_some_and(|(last, _)| *last >= at) {
+                // A checkpoint directly follows the run that completes its step.
+                if at != steps || checkpoints.last().is_some_and(|(last, _)| *last >= at) {
                     return Err(FormatError::Malformed {
                         offset,
-                        what: "checkpoint out of order",
+                        what: "checkpoint out of place",
                     });
                 }
                 checkpoints.push((at, digest));
@@ -447,7 +448,7 @@ mod tests {
         };
         Recording {
             header: header(),
-            runs: vec![(1500, driving), (1, reset), (499, driving)],
+            runs: vec![(1000, driving), (500, driving), (1, reset), (499, driving)],
             checkpoints: vec![(1000, 7), (2000, 9)],
             steps: 2000,
             lost_steps: 0,
@@ -460,8 +461,8 @@ mod tests {
         let bytes = encode(&recording);
         assert_eq!(decode(&bytes).unwrap(), recording);
         let header_len = encode_header(&recording.header).len();
-        // 3 runs of 49 bytes and 2 checkpoints of 17 for 2000 steps.
-        assert_eq!(bytes.len(), header_len + 3 * 49 + 2 * 17 + END_LEN);
+        // 4 runs of 49 bytes and 2 checkpoints of 17 for 2000 steps.
+        assert_eq!(bytes.len(), header_len + 4 * 49 + 2 * 17 + END_LEN);
     }
 
     #[test]
