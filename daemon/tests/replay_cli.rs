@@ -2,7 +2,7 @@
 //! telemetry to a loopback receiver) for 3.5 seconds, stopped with SIGTERM, then
 //! `rigd replay` of that file verifies every checkpoint and sends the replayed frames to the
 //! configured telemetry output; a damaged file exits 2 naming the file and the fix; a file
-//! from another build warns and still verifies.
+//! from another build warns and still verifies; a diverging replay exits 1 naming the steps.
 
 mod support;
 
@@ -126,6 +126,19 @@ fn a_session_recorded_by_rigd_run_replays_verified_and_feeds_telemetry() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stderr.contains("build feedface, replayed by rigd"), "{stderr}");
     assert!(stdout.contains("every frame matches"), "{stdout}");
+
+    // A diverging replay (a checkpoint that no longer matches): exit 1, the steps named.
+    let mut diverging = recording.clone();
+    diverging.checkpoints[1].1 ^= 1;
+    let diverging_file = dir.0.join("diverging.rigrec");
+    std::fs::write(&diverging_file, format::encode(&diverging)).unwrap();
+    let (code, stdout, stderr) = replay(&config, &diverging_file, &[]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("the frames DIFFER"), "{stdout}");
+    assert!(
+        stderr.contains("diverged from the recording: the frames of steps 1001..=2000 differ"),
+        "{stderr}"
+    );
 
     // A damaged file: exit 2, the file, the problem and the fix.
     let mut bytes = std::fs::read(&file).unwrap();

@@ -287,3 +287,16 @@ fn a_full_ring_is_counted_and_the_file_says_it_is_incomplete() {
         original.digests[..summary.steps as usize]
     );
 }
+
+#[test]
+fn a_replay_that_diverges_names_the_first_window_of_steps_that_differs() {
+    let dir = TempDir::new("diverge");
+    let path = short_recording(&dir);
+    let mut recording = player::read(&path).unwrap();
+    // As if the physics had changed within steps 2001..=3000: the third checkpoint differs.
+    recording.checkpoints[2].1 ^= 1;
+    std::fs::write(&path, format::encode(&recording)).unwrap();
+    let (_, verification) = replay(&path);
+    assert_eq!(verification.checkpoints_checked, 3);
+    assert_eq!(verification.first_divergence, Some((3, 2_001, 3_000)));
+}

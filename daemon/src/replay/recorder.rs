@@ -128,21 +128,9 @@ impl Recorder {
     }
 
     /// Ends the recording: the writer drains the ring, writes the end record and closes the
-    /// file. Waits for it (off the RT thread: at session stop).
-    pub fn finish(mut self) -> WriteSummary {
-        self.finish_writer()
-    }
-
-    fn finish_writer(&mut self) -> WriteSummary {
+    /// file; waits for it (off the RT thread, where the world is dropped).
+    fn finish_writer(&mut self, writer: JoinHandle<WriteSummary>) -> WriteSummary {
         self.finished.store(true, Ordering::Release);
-        let Some(writer) = self.writer.take() else {
-            return WriteSummary {
-                steps: 0,
-                lost_steps: 0,
-                bytes: 0,
-                error: Some("finished twice".into()),
-            };
-        };
         writer.join().unwrap_or_else(|_| WriteSummary {
             steps: 0,
             lost_steps: 0,
@@ -180,10 +168,10 @@ impl StepObserver for Recorder {
 
 impl Drop for Recorder {
     fn drop(&mut self) {
-        if self.writer.is_none() {
+        let Some(writer) = self.writer.take() else {
             return;
-        }
-        let summary = self.finish_writer();
+        };
+        let summary = self.finish_writer(writer);
         let path = self.path.display();
         if let Some(error) = &summary.error {
             tracing::error!(
