@@ -16,9 +16,18 @@ use rig_protocols::telemetry::{decode_any, Decoded};
 use rigd::replay::{format, player};
 use support::*;
 
-fn replay(config: &std::path::Path, file: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
+fn replay(
+    config: &std::path::Path,
+    file: &std::path::Path,
+    extra: &[&str],
+) -> (i32, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_rigd"))
-        .args(["--config", config.to_str().unwrap(), "replay", "--no-display"])
+        .args([
+            "--config",
+            config.to_str().unwrap(),
+            "replay",
+            "--no-display",
+        ])
         .arg(file)
         .args(extra)
         .output()
@@ -115,7 +124,10 @@ fn a_session_recorded_by_rigd_run_replays_verified_and_feeds_telemetry() {
     );
     assert!(times.windows(2).all(|w| w[1] > w[0]), "{times:?}");
     let last = times[times.len() - 1];
-    assert!(last > end_s - 0.5 && last <= end_s, "last {last} s of {end_s} s");
+    assert!(
+        last > end_s - 0.5 && last <= end_s,
+        "last {last} s of {end_s} s"
+    );
 
     // Another build: a warning, still verified.
     let mut other = recording.clone();
@@ -124,7 +136,10 @@ fn a_session_recorded_by_rigd_run_replays_verified_and_feeds_telemetry() {
     std::fs::write(&other_file, format::encode(&other)).unwrap();
     let (code, stdout, stderr) = replay(&config, &other_file, &[]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(stderr.contains("build feedface, replayed by rigd"), "{stderr}");
+    assert!(
+        stderr.contains("build feedface, replayed by rigd"),
+        "{stderr}"
+    );
     assert!(stdout.contains("every frame matches"), "{stdout}");
 
     // A diverging replay (a checkpoint that no longer matches): exit 1, the steps named.

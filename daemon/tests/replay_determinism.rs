@@ -233,7 +233,10 @@ fn a_tampered_or_truncated_file_is_refused_naming_the_file_the_damage_and_the_fi
         tampered[at] ^= 0x01;
         std::fs::write(&path, &tampered).unwrap();
         let message = damaged_message(&path);
-        assert!(message.starts_with(&format!("{shown}: checksum mismatch")), "{message}");
+        assert!(
+            message.starts_with(&format!("{shown}: checksum mismatch")),
+            "{message}"
+        );
         assert!(message.contains("(fix: copy the file again"), "{message}");
     }
 
@@ -275,9 +278,7 @@ fn a_full_ring_is_counted_and_the_file_says_it_is_incomplete() {
     let dir = TempDir::new("full");
     let path = dir.0.join("full.rigrec");
     // 16 events and a writer that drains every 10 ms: 5000 steps cannot all fit.
-    let (original, summary) = record(&path, 5_000, 16, 1, |_| {
-        (PlayerInput::DISCONNECTED, false)
-    });
+    let (original, summary) = record(&path, 5_000, 16, 1, |_| (PlayerInput::DISCONNECTED, false));
     assert!(summary.lost_steps > 0, "{summary:?}");
     assert_eq!(summary.steps + summary.lost_steps, 5_000);
     // The recorded prefix still replays bit for bit.

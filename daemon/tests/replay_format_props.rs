@@ -22,20 +22,22 @@ fn step_input() -> impl Strategy<Value = StepInput> {
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(|(connected, reset, a, gear_request, ignition, starter)| StepInput {
-            connected,
-            reset,
-            controls: Controls {
-                steering: a[0],
-                throttle: a[1],
-                brake: a[2],
-                clutch: a[3],
-                handbrake: a[4],
-                gear_request,
-                ignition,
-                starter,
+        .prop_map(
+            |(connected, reset, a, gear_request, ignition, starter)| StepInput {
+                connected,
+                reset,
+                controls: Controls {
+                    steering: a[0],
+                    throttle: a[1],
+                    brake: a[2],
+                    clutch: a[3],
+                    handbrake: a[4],
+                    gear_request,
+                    ignition,
+                    starter,
+                },
             },
-        })
+        )
 }
 
 /// A recording as the recorder writes it: runs, a checkpoint after every run that completes
@@ -58,8 +60,7 @@ fn recording() -> impl Strategy<Value = Recording> {
                 // Split a run where it crosses a checkpoint, as the writer does.
                 let mut left = u64::from(count);
                 while left > 0 {
-                    let to_checkpoint =
-                        CHECKPOINT_EVERY_STEPS - steps % CHECKPOINT_EVERY_STEPS;
+                    let to_checkpoint = CHECKPOINT_EVERY_STEPS - steps % CHECKPOINT_EVERY_STEPS;
                     let take = left.min(to_checkpoint);
                     runs.push((take as u32, step));
                     steps += take;

@@ -42,7 +42,9 @@ pub struct ReplayOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
     /// The file could not be read (exit 2).
-    #[error("{path}: cannot read the recording: {source} (fix: check the path and its permissions)")]
+    #[error(
+        "{path}: cannot read the recording: {source} (fix: check the path and its permissions)"
+    )]
     Read {
         /// The file.
         path: String,
@@ -267,7 +269,11 @@ pub fn run(options: &ReplayOptions) -> anyhow::Result<()> {
     let stop_request = StopRequest::default();
     let display = if options.display {
         let prepared = display::prepare(&config.telemetry);
-        Some(display::start(prepared, frames_reader, stop_request.clone())?)
+        Some(display::start(
+            prepared,
+            frames_reader,
+            stop_request.clone(),
+        )?)
     } else {
         drop(frames_reader);
         None
@@ -316,7 +322,10 @@ pub fn run(options: &ReplayOptions) -> anyhow::Result<()> {
     if let Some(display) = display {
         if !interrupted {
             display.show(
-                Some(format!("replay finished (press q to quit): {}", headline(&summary))),
+                Some(format!(
+                    "replay finished (press q to quit): {}",
+                    headline(&summary)
+                )),
                 Vec::new(),
             );
             while stop_request.requested().is_none()

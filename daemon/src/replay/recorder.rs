@@ -281,7 +281,11 @@ impl RecordStream {
     /// Flushes to the disk; the bytes written and the first error.
     fn close(mut self) -> (u64, Option<String>) {
         if self.error.is_none() {
-            if let Err(e) = self.out.flush().and_then(|()| self.out.get_ref().sync_all()) {
+            if let Err(e) = self
+                .out
+                .flush()
+                .and_then(|()| self.out.get_ref().sync_all())
+            {
                 self.error = Some(e.to_string());
             }
         }
