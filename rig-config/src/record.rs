@@ -49,7 +49,11 @@ mod tests {
             path: path.map(str::to_string),
         }
         .validate("record", &mut report);
-        report.problems().iter().map(|p| p.message.clone()).collect()
+        report
+            .problems()
+            .iter()
+            .map(|p| p.message.clone())
+            .collect()
     }
 
     #[test]
