@@ -18,6 +18,7 @@ pub mod ffb;
 pub mod input;
 pub mod logging;
 pub mod motion;
+pub mod replay;
 pub mod rt;
 pub mod runtime;
 pub mod signals;

@@ -2,7 +2,7 @@
 //!
 //! One module per section, each owned by the feature that reads it: `[sim]` ([`sim`]),
 //! `[loop]` ([`realtime`]), `[[telemetry]]` ([`telemetry`]), `[devices]` ([`devices`]),
-//! `[motion]` ([`motion`]). Every key has a default, so an empty file (or none) is valid.
+//! `[motion]` ([`motion`]), `[record]` ([`record`]). Every key has a default, so an empty file (or none) is valid.
 //!
 //! Loading never stops at the first mistake: [`parse`] collects every syntax error, every
 //! unknown or mistyped key and every out-of-range value, each as a [`Problem`] naming file,
@@ -29,6 +29,7 @@ mod document;
 pub mod motion;
 mod problem;
 pub mod realtime;
+pub mod record;
 pub mod sim;
 mod source;
 pub mod telemetry;
@@ -56,6 +57,8 @@ pub struct Config {
     pub devices: devices::DevicesConfig,
     /// Motion platforms and DIY serial devices.
     pub motion: motion::MotionConfig,
+    /// Recording the session for `rigd replay`.
+    pub record: record::RecordConfig,
 }
 
 impl Validate for Config {
@@ -67,6 +70,7 @@ impl Validate for Config {
             out.validate(&format!("telemetry[{i}]"), report);
         }
         self.devices.validate("devices", report);
+        self.record.validate("record", report);
     }
 }
 

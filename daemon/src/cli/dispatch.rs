@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::{BenchCommand, Cli, Command, RunArgs};
 use crate::logging::NoticeFeed;
+use crate::replay::player::ReplayOptions;
 use crate::runtime::service::{self, RunOptions};
 
 /// True when `rigd run` will draw its display in this terminal (stdout is one and
@@ -16,6 +17,7 @@ pub fn shows_display(cli: &Cli) -> bool {
     let no_display = match &cli.command {
         None => false,
         Some(Command::Run(args)) => args.no_display,
+        Some(Command::Replay(args)) => args.no_display,
         Some(_) => return false,
     };
     !no_display && std::io::stdout().is_terminal()
@@ -31,9 +33,17 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
                 display,
                 stall_after: args.test_stall_rt_after_ms.map(Duration::from_millis),
                 notices,
+                step_observer: Some(crate::replay::recorder::factory(args.record)),
             };
             service::run(options)?;
         }
+        Command::Replay(args) => crate::replay::player::run(&ReplayOptions {
+            file: args.file,
+            realtime: args.realtime,
+            display,
+            config_path: cli.config,
+            notices,
+        })?,
         Command::CheckConfig { file, schema } => {
             if schema {
                 println!("{}", rig_config::json_schema());

@@ -47,6 +47,10 @@ pub enum Command {
     Schema,
     /// List input devices (wheels, pedals, shifters) with their ids, axes and force feedback.
     Devices,
+    /// Replay a recording (`rigd run --record FILE`): re-run its physics without devices,
+    /// check that every frame matches bit for bit, and feed the dashboard and the configured
+    /// telemetry outputs. Exit 0 when it matches, 1 when it diverged, 2 for an unusable file.
+    Replay(ReplayArgs),
     /// Run a scripted driving maneuver on the physics alone and print its trace as CSV.
     Maneuver(ManeuverArgs),
     /// Benchmarks.
@@ -67,6 +71,24 @@ pub struct RunArgs {
     /// on SIGTERM). Used by the watchdog test only.
     #[arg(long, hide = true)]
     pub test_stall_rt_after_ms: Option<u64>,
+    /// Record every physics step's input to FILE for `rigd replay` (overrides
+    /// `[record] path`).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub record: Option<PathBuf>,
+}
+
+/// Options of `rigd replay`.
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// The recording.
+    #[arg(value_hint = ValueHint::FilePath)]
+    pub file: PathBuf,
+    /// Replay at the recorded rate (default: as fast as possible).
+    #[arg(long)]
+    pub realtime: bool,
+    /// Never draw the dashboard, even on a terminal.
+    #[arg(long)]
+    pub no_display: bool,
 }
 
 /// Options of `rigd maneuver`.
@@ -130,6 +152,9 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
                 cause.downcast_ref::<crate::runtime::service::RunError>(),
                 Some(crate::runtime::service::RunError::Config(_))
             )
+            || cause
+                .downcast_ref::<crate::replay::player::ReplayError>()
+                .is_some_and(|e| e.is_bad_input())
     });
     if bad_config {
         2

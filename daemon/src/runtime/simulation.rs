@@ -2,7 +2,9 @@
 //! each robot car with its driver. The player car is driven by its own robot whenever no
 //! input device is connected.
 //!
-//! Building allocates (set-up, off the RT thread); [`Simulation::step`] does not.
+//! Building allocates (set-up, off the RT thread); [`Simulation::step`] does not. A
+//! [`StepObserver`] (the session recorder) may watch every step: what the physics consumed and
+//! the player car's telemetry after it.
 //!
 //! The physics quarantine's reports (a car whose step caught a non-finite value and was
 //! brought to rest) leave the RT thread through a [`QuarantineFeed`] of atomics: the loop
@@ -26,6 +28,14 @@ use crate::input::player_input::PlayerInput;
 #[error("cannot build the world: {}", .0.iter().map(|p| format!("{}: {} (fix: {})", p.field, p.message, p.fix)).collect::<Vec<_>>().join("; "))]
 pub struct WorldError(pub Vec<FieldProblem>);
 
+/// Sees every physics step: the input the step consumed, whether the player car was reset
+/// just before it, and the player car's telemetry after it. Runs on the RT thread: it must
+/// not allocate, block, take a lock another thread can hold, or log.
+pub trait StepObserver: Send + std::fmt::Debug {
+    /// Called once after each step.
+    fn observe(&mut self, input: &PlayerInput, reset: bool, player: &CarTelemetry);
+}
+
 /// The world and who drives each car.
 #[derive(Debug)]
 pub struct Simulation {
@@ -39,21 +49,30 @@ pub struct Simulation {
     built_from: (SimConfig, u32),
     /// The world's fault count when [`Simulation::new_fault`] last looked.
     faults_seen: u64,
+    /// The player car was reset since the last step.
+    reset_pending: bool,
+    observer: Option<Box<dyn StepObserver>>,
 }
 
 impl Simulation {
     /// Builds the world for `sim` stepped at `rate_hz`; problems name the `[sim]` key.
     pub fn build(sim: &SimConfig, rate_hz: u32) -> Result<Simulation, WorldError> {
         let (track, spec) = resolve(sim).map_err(WorldError)?;
+        Ok(Simulation::from_data(track, &spec, sim, rate_hz))
+    }
+
+    /// Builds the world from an already loaded `track` and `spec` (a replay's recorded data);
+    /// `sim` is what [`Simulation::built_from`] compares with.
+    pub fn from_data(track: Track, spec: &CarSpec, sim: &SimConfig, rate_hz: u32) -> Simulation {
         let mut world = World::new(track);
-        let player = world.add_car(&spec);
-        let player_robot = RobotDriver::plan(&world, &spec);
+        let player = world.add_car(spec);
+        let player_robot = RobotDriver::plan(&world, spec);
         let mut robots = Vec::with_capacity(sim.robots as usize);
         for _ in 0..sim.robots {
-            let car = world.add_car(&spec);
+            let car = world.add_car(spec);
             robots.push((car, player_robot.clone()));
         }
-        Ok(Simulation {
+        Simulation {
             world,
             player,
             player_robot,
@@ -61,7 +80,19 @@ impl Simulation {
             dt_s: 1.0 / f64::from(rate_hz),
             built_from: (sim.clone(), rate_hz),
             faults_seen: 0,
-        })
+            reset_pending: false,
+            observer: None,
+        }
+    }
+
+    /// Lets `observer` see every following step (set-up, off the RT thread).
+    pub fn attach_observer(&mut self, observer: Box<dyn StepObserver>) {
+        self.observer = Some(observer);
+    }
+
+    /// Removes the observer (dropping it ends a recording).
+    pub fn detach_observer(&mut self) -> Option<Box<dyn StepObserver>> {
+        self.observer.take()
     }
 
     /// True when this world was built from exactly `sim` at `rate_hz`.
@@ -88,11 +119,16 @@ impl Simulation {
             self.world.set_controls(*car, controls);
         }
         self.world.step(self.dt_s);
+        let reset = std::mem::take(&mut self.reset_pending);
+        if let Some(observer) = &mut self.observer {
+            observer.observe(input, reset, &self.world.telemetry(self.player));
+        }
     }
 
     /// Puts the player car back on its start slot, at rest (no allocation).
     pub fn reset_player(&mut self) {
         self.world.reset_car(self.player);
+        self.reset_pending = true;
     }
 
     /// The player car's telemetry after the last step.
