@@ -78,7 +78,11 @@ pub struct Attached {
 /// Creates the gadget in configfs on first use, binds it to the (only) UDC and waits until
 /// hid-logitech's FF evdev node and `/dev/hidg0` exist.
 pub fn attach() -> Result<Attached, String> {
-    if !Path::new(GADGET).join(CONFIGURATION).join("hid.usb0").exists() {
+    if !Path::new(GADGET)
+        .join(CONFIGURATION)
+        .join("hid.usb0")
+        .exists()
+    {
         create()?;
     }
     let udc = only_udc()?;
@@ -90,8 +94,10 @@ pub fn attach() -> Result<Attached, String> {
         )
     })?;
     let device_side = PathBuf::from(DEVICE_SIDE);
-    wait_for(Duration::from_secs(3), || device_side.exists().then_some(()))
-        .ok_or_else(|| format!("{DEVICE_SIDE} did not appear (is usb_f_hid loaded?)"))?;
+    wait_for(Duration::from_secs(3), || {
+        device_side.exists().then_some(())
+    })
+    .ok_or_else(|| format!("{DEVICE_SIDE} did not appear (is usb_f_hid loaded?)"))?;
     Ok(Attached {
         evdev,
         hidraw: find_hidraw(),
@@ -108,18 +114,21 @@ fn create() -> Result<(), String> {
     let gadget = Path::new(GADGET);
     make_dir(Path::new(GADGETS))?;
     make_dir(gadget)?;
-    write(&gadget.join("idVendor"), format!("{VENDOR_ID:#06x}").as_bytes())?;
-    write(&gadget.join("idProduct"), format!("{PRODUCT_ID:#06x}").as_bytes())?;
+    write(
+        &gadget.join("idVendor"),
+        format!("{VENDOR_ID:#06x}").as_bytes(),
+    )?;
+    write(
+        &gadget.join("idProduct"),
+        format!("{PRODUCT_ID:#06x}").as_bytes(),
+    )?;
     // lg4ff reads the device release to tell wheel revisions apart; 0x8900 is a G29's.
     write(&gadget.join("bcdDevice"), b"0x8900")?;
     write(&gadget.join("bcdUSB"), b"0x0200")?;
     let strings = gadget.join("strings/0x409");
     make_dir(&strings)?;
     write(&strings.join("manufacturer"), b"Logitech")?;
-    write(
-        &strings.join("product"),
-        b"G29 Driving Force Racing Wheel",
-    )?;
+    write(&strings.join("product"), b"G29 Driving Force Racing Wheel")?;
     write(&strings.join("serialnumber"), SERIAL.as_bytes())?;
     let configuration = gadget.join(CONFIGURATION);
     make_dir(&configuration)?;
@@ -157,7 +166,10 @@ fn only_udc() -> Result<String, String> {
 /// `/dev/input/eventN` of the wheel: matching ids and a non-empty `ff` capability mask (the
 /// joystick node of hid-logitech, not a keyboard-like sibling).
 fn find_ff_event_node() -> Option<PathBuf> {
-    for entry in fs::read_dir("/sys/class/input").ok()?.filter_map(Result::ok) {
+    for entry in fs::read_dir("/sys/class/input")
+        .ok()?
+        .filter_map(Result::ok)
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         if !name.starts_with("event") {
             continue;
