@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Installs what rigd's run or test command needs on a fresh Debian/Ubuntu machine, only when
-# missing, and says what it installs. Usage: scripts/ensure-deps.sh run|test
+# missing, and says what it installs. Usage: scripts/ensure-deps.sh run|test|vmrig
+#   run    the Rust toolchain, a C compiler and pkg-config
+#   test   run's, plus what the test suite's system checks use (tmux, systemd-analyze,
+#          cyclictest) and everything vmrig needs
+#   vmrig  the QEMU harness of tests/vmrig: qemu-system-x86, busybox-static, cpio, kmod,
+#          xz-utils (the kernel itself is fetched by tests/vmrig/harness/build.sh)
 set -euo pipefail
 mode="${1:-run}"
 
@@ -17,18 +22,27 @@ if [ "$mode" = test ]; then
     have tmux || need_pkgs+=(tmux)                        # dashboard end-to-end test
     have systemd-analyze || need_pkgs+=(systemd)          # unit file verification
     have cyclictest || need_pkgs+=(rt-tests)              # loop latency comparison
-    have qemu-system-x86_64 || need_pkgs+=(qemu-system-x86) # real kernel drivers (vmrig)
-    have busybox || need_pkgs+=(busybox-static)
+fi
+if [ "$mode" = test ] || [ "$mode" = vmrig ]; then
+    # busybox must be the static build: the guest has no libc. The Debian package
+    # busybox-static replaces (and conflicts with) the dynamic busybox.
+    if ! have busybox || LC_ALL=C readelf -l "$(command -v busybox)" 2>/dev/null | grep -q 'program interpreter'; then
+        need_pkgs+=(busybox-static)
+    fi
+    have qemu-system-x86_64 || need_pkgs+=(qemu-system-x86)
     have cpio || need_pkgs+=(cpio)
     have depmod || need_pkgs+=(kmod)
+    have xz || need_pkgs+=(xz-utils)
 fi
 
 if [ "${#need_pkgs[@]}" -gt 0 ]; then
     echo "ensure-deps: installing ${need_pkgs[*]} (apt-get, needs root)" >&2
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+    # Waits for another apt/dpkg run instead of failing on its lock.
+    $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+        --no-install-recommends "${need_pkgs[@]}" >/dev/null
 fi
 
 if [ "$mode" = test ]; then

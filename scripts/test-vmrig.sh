@@ -1,38 +1,40 @@
 #!/usr/bin/env bash
-# rigd against the real kernel input and force-feedback drivers (hid-logitech/lg4ff, uinput)
-# in a throw-away QEMU guest (shared/vmrig). Builds the guest-side tests
-# (tests/vmrig/guest.rs, the `vmrig_guest` example of rigd) as a static binary, boots the
-# guest with it as /guest-run and fails unless every guest check passes.
+# rigd against the real kernel input and force-feedback drivers (hid-logitech/lg4ff, uinput,
+# usbhid) in a throw-away QEMU guest, with the repository's own harness (tests/vmrig/harness,
+# described in tests/vmrig/README.md). Builds the guest tests (tests/vmrig/guest.rs, the
+# `vmrig_guest` example of rigd) as a static binary, builds the stock Debian kernel and a
+# busybox initramfs around it, boots it and fails unless every guest check passes.
+# Installs qemu-system-x86, busybox-static, cpio, kmod and xz-utils with apt-get when missing.
 #
-# Env: VMRIG_OUT (artefacts, default /tmp/vmrig-rigd), VMRIG_TARGET_DIR (cargo target dir for
-# the static build, kept apart from the shared target; default /tmp/rigd-vmrig-target),
-# VMRIG_SHARED (the vmrig scripts; default ../shared/vmrig beside the repo).
+# Env: VMRIG_OUT (artefacts and the kernel package cache, default /tmp/vmrig-rigd),
+#      VMRIG_TARGET_DIR (cargo target dir of the static build, kept apart from target/ because
+#      its flags differ; default /tmp/rigd-vmrig-target), VMRIG_TIMEOUT (default 240 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT="$(pwd)"
-VMRIG="${VMRIG_SHARED:-$ROOT/../shared/vmrig}"
-OUT="${VMRIG_OUT:-/tmp/vmrig-rigd}"
-TARGET_DIR="${VMRIG_TARGET_DIR:-/tmp/rigd-vmrig-target}"
-[ -x "$VMRIG/run-test.sh" ] || { echo "test-vmrig: $VMRIG/run-test.sh not found (clone shared/ beside the repo or set VMRIG_SHARED)" >&2; exit 1; }
+out="${VMRIG_OUT:-/tmp/vmrig-rigd}"
+target_dir="${VMRIG_TARGET_DIR:-/tmp/rigd-vmrig-target}"
+scripts/ensure-deps.sh vmrig
 
 echo "== vmrig: static build of the guest tests" >&2
 start=$(date +%s)
 # Dev profile without debug info and with light optimisation: quick to build, small initramfs.
 RUSTFLAGS='-C target-feature=+crt-static' CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_DEV_OPT_LEVEL=1 \
     CARGO_INCREMENTAL=0 cargo build --quiet \
-    --target x86_64-unknown-linux-gnu --target-dir "$TARGET_DIR" \
+    --target x86_64-unknown-linux-gnu --target-dir "$target_dir" \
     -p rigd --example vmrig_guest
-BIN="$TARGET_DIR/x86_64-unknown-linux-gnu/debug/examples/vmrig_guest"
-echo "== vmrig: build took $(( $(date +%s) - start )) s; initramfs" >&2
-"$VMRIG/build-initramfs.sh" -o "$OUT" --add "$BIN:/guest-run" >/dev/null
-echo "== vmrig: boot and run (TCG)" >&2
+guest="$target_dir/x86_64-unknown-linux-gnu/debug/examples/vmrig_guest"
+echo "== vmrig: build took $(( $(date +%s) - start )) s; kernel and initramfs" >&2
+tests/vmrig/harness/build.sh --out "$out" --guest "$guest"
+echo "== vmrig: boot and run" >&2
 set +e
-"$VMRIG/run-test.sh" -o "$OUT" -t none --timeout 240 --log "$OUT/serial.log"
+tests/vmrig/harness/run.sh --out "$out" --timeout "${VMRIG_TIMEOUT:-240}" > "$out/summary.txt"
 rc=$?
 set -e
-tr -d '\r' < "$OUT/serial.log" | grep -aE '^(RIGD-VMRIG|vmrig_guest)' || true
+tr -d '\r' < "$out/serial.log" | grep -aE '^(RIGD-VMRIG|VMRIG-|vmrig_guest)' || true
 if [ "$rc" -ne 0 ]; then
-    echo "test-vmrig: FAILED (serial log: $OUT/serial.log)" >&2
+    echo "test-vmrig: FAILED (serial log: $out/serial.log)" >&2
+    cat "$out/summary.txt"
     exit 1
 fi
 echo "test-vmrig: all guest checks passed in $(( $(date +%s) - start )) s" >&2
+cat "$out/summary.txt"

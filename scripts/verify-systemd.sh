@@ -2,10 +2,11 @@
 # Checks the shipped systemd unit with `systemd-analyze verify`: a copy of systemd/rigd.service
 # whose ExecStart points at the built binary (verify insists the executable exists), in a temp
 # directory; also checks that the unit keeps the settings the runtime relies on.
-# Usage: scripts/verify-systemd.sh [path/to/rigd]   (default: target/debug/rigd, built if missing)
+# Usage: scripts/verify-systemd.sh [path/to/rigd]   (default: $CARGO_TARGET_DIR or target/, then
+# debug/rigd, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="${1:-target/debug/rigd}"
+bin="${1:-${CARGO_TARGET_DIR:-target}/debug/rigd}"
 [ -x "$bin" ] || cargo build --quiet -p rigd
 bin="$(realpath "$bin")"
 tmp="$(mktemp -d)"

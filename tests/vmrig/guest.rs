@@ -1,16 +1,19 @@
 //! vmrig guest tests: rigd's own device, input and FFB code against the real kernel drivers.
 //!
-//! Runs as `/guest-run` inside the vmrig QEMU guest (built static by `scripts/test-vmrig.sh`),
-//! after the guest init loaded hid-logitech, uinput, dummy_hcd and f_hid. The emulated G29
-//! (046d:c24f) is attached with `/rigtest gadget-up`; its device side is `/dev/hidg0`: writing
-//! it produces input reports (9 bytes: 3 button bytes, hat, X lo/hi, Y, Z, Rz), reading it
-//! returns the 7-byte output reports hid-logitech/lg4ff sends. The uinput tests create their own
-//! FF wheel and answer the kernel's upload/erase requests.
+//! Runs as `/guest-run` inside the vmrig QEMU guest (`tests/vmrig/harness`, run by
+//! `scripts/test-vmrig.sh`, which builds this file static), after the guest init loaded
+//! hid-logitech, uinput, dummy_hcd and f_hid. The emulated G29 (046d:c24f) is attached by
+//! [`gadget::attach`]; its device side is `/dev/hidg0`: writing it produces input reports
+//! (9 bytes: 3 button bytes, hat, X lo/hi, Y, Z, Rz), reading it returns the 7-byte output
+//! reports hid-logitech/lg4ff sends. The uinput tests create their own FF wheel and answer the
+//! kernel's upload/erase requests.
 //!
 //! Every check prints `RIGD-VMRIG <name> PASS|FAIL <detail>`; the exit code is the number of
 //! failures (0 = all passed). `ffb-child` is the same binary run as a separate process, so a
-//! test can SIGSTOP or SIGKILL the FFB owner. This file only runs inside the guest; on a normal
-//! host `main` says so and exits 0.
+//! test can SIGSTOP or SIGKILL the FFB owner. This file only runs inside the guest (the guest
+//! init sets `RIGD_VMRIG_GUEST=1`); on a normal host `main` says so and exits 0.
+
+mod gadget;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -78,14 +81,33 @@ fn g29_config(extra: &str) -> DevicesConfig {
 // ---------------------------------------------------------------------------------------------
 // Device side of the emulated G29.
 
-fn gadget(cmd: &str) -> bool {
-    match Command::new("/rigtest").arg(cmd).output() {
-        Ok(out) => {
-            let text = String::from_utf8_lossy(&out.stdout);
-            text.contains("PASS")
+/// Attaches the emulated G29 and prints its nodes; false (with the reason) if it did not come up.
+fn gadget_up() -> bool {
+    match gadget::attach() {
+        Ok(nodes) => {
+            println!(
+                "RIGD-VMRIG-GADGET evdev={} hidraw={} device_side={}",
+                nodes.evdev.display(),
+                nodes
+                    .hidraw
+                    .as_deref()
+                    .map_or("(none)".into(), |p| p.display().to_string()),
+                nodes.device_side.display()
+            );
+            true
         }
-        Err(_) => false,
+        Err(e) => {
+            println!("RIGD-VMRIG-GADGET attach failed: {e}");
+            false
+        }
     }
+}
+
+/// Detaches the emulated G29 (the cable pulled); false (with the reason) if configfs refused.
+fn gadget_down() -> bool {
+    gadget::detach()
+        .map_err(|e| println!("RIGD-VMRIG-GADGET detach failed: {e}"))
+        .is_ok()
 }
 
 struct Hidg {
@@ -299,7 +321,7 @@ fn test_listing(r: &mut Results) {
         && caps.ff.iter().any(|f| f == "FF_AUTOCENTER")
         && x.is_some_and(|x| x.min == 0 && x.max == 65535)
         && !g29.sys.hidraw.is_empty()
-        && g29.sys.serial == "RIGTEST0001"
+        && g29.sys.serial == gadget::SERIAL
         && caps.buttons.len() >= 24;
     r.check(
         "devices-list-g29",
@@ -571,7 +593,7 @@ fn test_hotplug(r: &mut Results, hidg: &mut Hidg) -> Option<Hidg> {
     });
     std::thread::sleep(Duration::from_millis(1200));
     let t_down = Instant::now();
-    let down = gadget("gadget-down");
+    let down = gadget_down();
     let safe = wait_until(Duration::from_secs(2), || {
         let p = player.read();
         !p.connected && p.controls.throttle == 0.0 && !link.device_connected()
@@ -589,7 +611,7 @@ fn test_hotplug(r: &mut Results, hidg: &mut Hidg) -> Option<Hidg> {
             link.device_connected()
         ),
     );
-    let up = gadget("gadget-up");
+    let up = gadget_up();
     let mut hidg2 = Hidg::open();
     let back = wait_until(Duration::from_secs(5), || {
         player.read().connected && link.device_connected()
@@ -894,13 +916,13 @@ fn main() {
     if args.get(1).map(String::as_str) == Some("ffb-child") {
         ffb_child(args.get(2).map_or(G29_VID_PID, String::as_str));
     }
-    if !std::path::Path::new("/rigtest").exists() {
-        println!("vmrig_guest: not inside the vmrig guest (no /rigtest); nothing to do");
+    if std::env::var_os("RIGD_VMRIG_GUEST").is_none() {
+        println!("vmrig_guest: not inside the vmrig guest (RIGD_VMRIG_GUEST unset); nothing to do");
         return;
     }
     let mut r = Results { failed: 0 };
     test_uinput(&mut r);
-    if !gadget("gadget-up") {
+    if !gadget_up() {
         r.check("gadget-up", false, "emulated G29 did not attach");
         std::process::exit(1);
     }
@@ -918,7 +940,7 @@ fn main() {
         hidg = h;
     }
     drop(hidg);
-    gadget("gadget-down");
+    gadget_down();
     println!("RIGD-VMRIG-SUMMARY failed={}", r.failed);
     std::process::exit(r.failed.min(100) as i32);
 }
