@@ -1,10 +1,10 @@
-//! Starting the RT thread: pin it, promote it to SCHED_FIFO, pre-fault its stack, report what
-//! the system refused (the spawner logs it), then run the loop. Stopping it: the loop sees its
+//! Starting the RT thread ([`crate::rt::thread::spawn_rt`]: pin it, promote it to SCHED_FIFO,
+//! pre-fault its stack, report what the system refused; the spawner logs it), then run the
+//! loop. Stopping it: the loop sees its
 //! command within a tick; the join waits at most [`STOP_TIMEOUT`], so a loop that no longer
 //! checks its command cannot keep the process alive (its outputs then rely on the process
 //! exit: the kernel erases the force-feedback effects of a closed device).
 
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -14,10 +14,7 @@ use anyhow::{Context, Result};
 use super::bounded_join::join_within;
 use super::rt_loop::{Command, LoopExit, LoopParts, LoopShared, LoopTiming, RtLoop};
 use crate::rt::setup::{self, NotGranted};
-
-/// Stack of the RT thread: the loop needs little; it is pre-faulted (and locked when
-/// mlockall is granted).
-const RT_STACK_BYTES: usize = 1024 * 1024;
+use crate::rt::thread::spawn_rt;
 
 /// Longest wait for the loop to return once asked to: it checks its command every tick
 /// (1 ms at 1 kHz); this leaves room for a loaded machine where it runs without SCHED_FIFO.
@@ -53,27 +50,8 @@ impl RtThread {
         core: usize,
         priority: u8,
     ) -> Result<(RtThread, Vec<NotGranted>)> {
-        let (report, refused) = mpsc::sync_channel(1);
-        let handle = std::thread::Builder::new()
-            .name("rigd-rt".into())
-            .stack_size(RT_STACK_BYTES)
-            .spawn(move || {
-                let mut not_granted = Vec::new();
-                if let Err(e) = setup::pin_current_thread(core) {
-                    not_granted.push(e);
-                }
-                if let Err(e) = setup::make_current_thread_fifo(priority) {
-                    not_granted.push(e);
-                }
-                setup::prefault_stack();
-                // The spawner may have given up waiting; the loop runs regardless.
-                let _ = report.send(not_granted);
-                rt_loop.run()
-            })
+        let (handle, not_granted) = spawn_rt("rigd-rt", core, priority, move || rt_loop.run())
             .context("cannot start the physics thread")?;
-        let not_granted = refused
-            .recv()
-            .context("the physics thread ended during its set-up")?;
         Ok((
             RtThread {
                 handle: Some(handle),
