@@ -1,33 +1,34 @@
 #!/usr/bin/env bash
 # Benchmarks rig-physics' World::step (1, 10, 100 cars, flat and circuit, and 100 robot cars)
-# and, in the same run, the performance peer ../shared/peers/rapier-vehicle (rapier3d raycast
-# vehicle, read-only: built in its own target dir). The headline ratio comes from PAIRS runs of
+# and, in the same run, the performance peer bench/rapier-peer (rapier3d's raycast vehicle on
+# the same one-car scenario; its own crate outside the workspace, built here in
+# target/rapier-peer, never needed by the tests). The headline ratio comes from PAIRS runs of
 # the 1-car flat case next to one peer run each, alternating which goes first, so that the
 # host's slow swings of speed (large on this VM) hit both sides of a pair alike; it prints each
-# pair's ratio and the medians.
-# Usage: scripts/bench-physics.sh [PAIRS, default 9]   (from anywhere; the repo sits beside shared/)
+# pair's ratio and the medians. NO_PEER=1 skips the peer (no rapier3d download or build).
+# Usage: scripts/bench-physics.sh [PAIRS, default 9]   (from anywhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs="${1:-9}"
-peer_manifest="../shared/peers/rapier-vehicle/Cargo.toml"
+peer_manifest="bench/rapier-peer/Cargo.toml"
+peer_bin=target/rapier-peer/release/rapier-peer
 
 echo "== building (release) =="
 cargo build --release -q -p rig-physics --benches
 ours_bin=$(cargo bench -q -p rig-physics --bench step --no-run --message-format=json 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
-if [ -f "$peer_manifest" ]; then
-    cargo build --release -q --manifest-path "$peer_manifest" --target-dir target/peer
+if [ "${NO_PEER:-0}" != 1 ]; then
+    cargo build --release -q --locked --manifest-path "$peer_manifest" --target-dir target/rapier-peer
 fi
 echo "$(date -u +%FT%TZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "== rig-physics, every case =="
 "$ours_bin"
 
-if [ ! -f "$peer_manifest" ]; then
-    echo "peer not found at $peer_manifest: skipping the comparison"
+if [ "${NO_PEER:-0}" = 1 ]; then
+    echo "NO_PEER=1: skipping the comparison with rapier3d"
     exit 0
 fi
-peer_bin=target/peer/release/rapier-vehicle-bench
 ours_once() { RIG_BENCH_ROUNDS=1 "$ours_bin" "flat cars=1:" | grep -o '[0-9]* ns/car-step' | cut -d' ' -f1; }
 peer_once() { "$peer_bin" 100000 1 | grep -o 'ns_per_vehicle_step=[0-9.]*' | cut -d= -f2; }
 echo "== pairs: ours (1 car, flat, 200 000 steps) next to the peer (rapier3d DynamicRayCastVehicleController, 1 vehicle, 100 000 steps) =="
