@@ -47,13 +47,13 @@ pub struct ReplayOptions {
 pub enum ReplayError {
     /// The file could not be read (exit 2).
     #[error(
-        "{path}: cannot read the recording: {source} (fix: check the path and its permissions)"
+        "{path}: cannot read the recording: {cause} (fix: check the path and its permissions)"
     )]
     Read {
         /// The file.
         path: String,
-        /// Why.
-        source: std::io::Error,
+        /// Why (shown in the message, not chained, so it is said once).
+        cause: std::io::Error,
     },
     /// The file is not an intact recording (exit 2).
     #[error("{path}: {problem} (fix: {})", fix_for(.problem))]
@@ -124,9 +124,9 @@ fn fix_for(problem: &FormatError) -> &'static str {
 /// Reads and decodes the recording at `path`.
 pub fn read(path: &Path) -> Result<Recording, ReplayError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ReplayError::Read {
+    let bytes = std::fs::read(path).map_err(|cause| ReplayError::Read {
         path: shown.clone(),
-        source,
+        cause,
     })?;
     format::decode(&bytes).map_err(|problem| ReplayError::Damaged {
         path: shown,
