@@ -7,6 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
+mod support;
+use support::rust_files;
+
 /// Type names whose `static` would be mutable state.
 const INTERIOR_MUTABLE: [&str; 12] = [
     "Atomic",
@@ -40,17 +43,6 @@ fn members(root: &Path) -> Vec<String> {
         .filter(|m| !m.is_empty())
         .map(String::from)
         .collect()
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// Why the item starting at `line` (and going on in `rest`) is mutable state, if it is.
