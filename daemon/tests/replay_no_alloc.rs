@@ -2,56 +2,12 @@
 //! with robot cars and a recorder attached, after a reset, under a counting global allocator armed on the
 //! stepping thread only (the writer thread may allocate; it is not counted).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use rig_config::Config;
 use rigd::input::player_input::PlayerInput;
 use rigd::replay::recorder::{header_for, Recorder};
 use rigd::runtime::simulation::Simulation;
 
-struct CountingAllocator;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn count() {
-    if ARMED.with(|armed| armed.get()) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; counting has no effect on
-// the memory handed out.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
+mod counting_alloc;
 
 #[test]
 fn recording_steps_do_not_allocate() {
@@ -72,12 +28,12 @@ fn recording_steps_do_not_allocate() {
         }
         sim.step(&input);
     }
-    ARMED.with(|armed| armed.set(true));
+    counting_alloc::arm();
     for _ in 0..5_000 {
         sim.step(&input);
     }
-    ARMED.with(|armed| armed.set(false));
-    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0);
+    counting_alloc::disarm();
+    assert_eq!(counting_alloc::allocations(), 0);
     drop(sim.detach_observer());
     let recording = rigd::replay::player::read(&path).unwrap();
     assert_eq!((recording.steps, recording.lost_steps), (5_100, 0));

@@ -3,9 +3,7 @@
 //! catch-up, a fault and an e-stop with their safe stops and resumes) under a counting global
 //! allocator armed on the ticking thread only.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use rig_physics::Controls;
@@ -16,47 +14,7 @@ use rigd::runtime::session_links::SessionLinks;
 use rigd::runtime::simulation::Simulation;
 use rigd::runtime::stages::build_output_stages;
 
-struct CountingAllocator;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-}
-
-fn count() {
-    if ARMED.with(|armed| armed.get()) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; counting has no effect on
-// the memory handed out.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
+mod counting_alloc;
 
 const TICKS: u64 = 10_000;
 
@@ -136,7 +94,7 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
     };
 
     let start = now_ns();
-    ARMED.with(|armed| armed.set(true));
+    counting_alloc::arm();
     for tick in 0..TICKS {
         // Input changes hands as the input threads would publish it (driving, e-stop, reset).
         let input = match tick {
@@ -159,14 +117,10 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
         // Let wall time pass so the one-second health window rolls over a few times.
         std::thread::sleep(std::time::Duration::from_micros(150));
     }
-    ARMED.with(|armed| armed.set(false));
+    counting_alloc::disarm();
     let elapsed_s = (now_ns() - start) as f64 / 1e9;
 
-    assert_eq!(
-        ALLOCATIONS.load(Ordering::Relaxed),
-        0,
-        "the RT tick allocated"
-    );
+    assert_eq!(counting_alloc::allocations(), 0, "the RT tick allocated");
     assert!(
         elapsed_s > 1.5,
         "health windows must roll over during the run ({elapsed_s} s)"
