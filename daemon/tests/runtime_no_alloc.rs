@@ -103,6 +103,10 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
                 estop: true,
                 ..driving
             },
+            4_000..=4_009 => PlayerInput {
+                reset_requested: true,
+                ..driving
+            },
             _ => PlayerInput::DISCONNECTED,
         };
         input_writer.write(input);

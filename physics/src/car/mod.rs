@@ -26,7 +26,7 @@ mod step;
 use crate::aero::AeroSpec;
 use crate::brakes::Brakes;
 use crate::controls::Controls;
-use crate::drivetrain::{Drivetrain, DrivetrainSpec};
+use crate::drivetrain::Drivetrain;
 use crate::math::{Mat3, Quat, Vec3};
 use crate::quarantine::NonFinite;
 use crate::spec::{CarSpec, GRAVITY_MPS2};
@@ -89,7 +89,9 @@ pub struct Car {
     /// Body x of the front and rear axles, where the downforce acts, m.
     pub(crate) aero_axles_x_m: [f64; 2],
     pub(crate) drivetrain: Drivetrain,
-    pub(crate) drivetrain_spec: DrivetrainSpec,
+    /// The drivetrain as built (engine at idle, neutral): a reset restarts from it in place,
+    /// without allocating, since a reset runs on the RT thread.
+    pub(crate) start_drivetrain: Drivetrain,
     pub(crate) collision_points: [Vec3; 8],
     pub(crate) body_contact: body_contact::BodyContact,
     pub(crate) state: CarState,
@@ -175,7 +177,7 @@ impl Car {
             aero: spec.aero.clone(),
             aero_axles_x_m: [a, -b],
             drivetrain: Drivetrain::new(&spec.drivetrain),
-            drivetrain_spec: spec.drivetrain.clone(),
+            start_drivetrain: Drivetrain::new(&spec.drivetrain),
             collision_points,
             body_contact: body_contact::BodyContact::new(spec),
             state: CarState::default(),
@@ -215,6 +217,7 @@ impl Car {
         };
         car.state = car.start_state;
         car.drivetrain.set_wheel_radius_m(radius);
+        car.start_drivetrain.set_wheel_radius_m(radius);
         car.refresh_track_coord(track);
         car
     }
@@ -243,8 +246,7 @@ impl Car {
         self.state = self.start_state;
         self.brakes = Brakes::new(&self.brake_spec, &self.tyre);
         self.telemetry = CarTelemetry::default();
-        self.drivetrain = Drivetrain::new(&self.drivetrain_spec);
-        self.drivetrain.set_wheel_radius_m(self.tyre.radius_m);
+        self.drivetrain.restart_from(&self.start_drivetrain);
         self.controls = Controls::default();
     }
 

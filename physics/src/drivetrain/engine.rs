@@ -65,6 +65,21 @@ impl Engine {
         engine
     }
 
+    /// Puts the engine back into `start`'s state, keeping its own (equal) spec: no allocation.
+    pub fn restart_from(&mut self, start: &Engine) {
+        let Engine {
+            spec: _,
+            idle_feed_forward,
+            last_segment,
+            omega_radps,
+            running,
+        } = start;
+        self.idle_feed_forward = *idle_feed_forward;
+        self.last_segment = *last_segment;
+        self.omega_radps = *omega_radps;
+        self.running = *running;
+    }
+
     /// Crank speed, rpm.
     pub fn rpm(&self) -> f64 {
         self.omega_radps / RADPS_PER_RPM

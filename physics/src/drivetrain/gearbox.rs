@@ -41,6 +41,20 @@ pub struct Gearbox {
 }
 
 impl Gearbox {
+    /// Puts the gearbox back into `start`'s state, keeping its own (equal) spec: no
+    /// allocation.
+    pub fn restart_from(&mut self, start: &Gearbox) {
+        let Gearbox {
+            spec: _,
+            gear,
+            shift_remaining_s,
+            upshift_cut,
+        } = start;
+        self.gear = *gear;
+        self.shift_remaining_s = *shift_remaining_s;
+        self.upshift_cut = *upshift_cut;
+    }
+
     /// A gearbox in neutral.
     pub fn new(spec: &GearboxSpec) -> Gearbox {
         Gearbox {

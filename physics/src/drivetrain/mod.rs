@@ -148,6 +148,46 @@ impl Drivetrain {
         drivetrain
     }
 
+    /// Puts this drivetrain back into `start`'s state (a car reset) without allocating: the
+    /// specs the engine and gearbox hold are the same and stay; every other field is plain
+    /// data and is copied. Destructured so a new field cannot be forgotten here.
+    pub fn restart_from(&mut self, start: &Drivetrain) {
+        let Drivetrain {
+            engine,
+            clutch,
+            gearbox,
+            map,
+            couplings,
+            wheel_radius_m,
+            slot_locked,
+            slot_used,
+            joint_slot,
+            problem,
+            solver,
+            clutch_torque_nm,
+            drive_torque_nm,
+            last_event,
+            telemetry,
+            fault,
+        } = start;
+        self.engine.restart_from(engine);
+        self.gearbox.restart_from(gearbox);
+        self.clutch = clutch.clone();
+        self.map = *map;
+        self.couplings = *couplings;
+        self.wheel_radius_m = *wheel_radius_m;
+        self.slot_locked = *slot_locked;
+        self.slot_used = *slot_used;
+        self.joint_slot = *joint_slot;
+        self.problem = *problem;
+        self.solver = solver.clone();
+        self.clutch_torque_nm = *clutch_torque_nm;
+        self.drive_torque_nm = *drive_torque_nm;
+        self.last_event = *last_event;
+        self.telemetry = *telemetry;
+        self.fault = *fault;
+    }
+
     /// Sets the driven wheels' rolling radius, m, used to judge walking pace for reverse
     /// (default [`DEFAULT_WHEEL_RADIUS_M`]).
     pub fn set_wheel_radius_m(&mut self, radius_m: f64) {
