@@ -1,6 +1,6 @@
 //! Golden tests: for the fixture frame, each encoder must produce exactly the bytes written
-//! here by hand from the reference tables (`../shared/reference/telemetry.md` and
-//! `docs/telemetry-native.md`): offsets, units, axes and wheel orders are spelled out below,
+//! here by hand from the formats' published layouts (cited in `docs/telemetry-formats.md`)
+//! and from `docs/telemetry-native.md`: offsets, units, axes and wheel orders are spelled out below,
 //! never taken from the encoder.
 
 mod telemetry_fixture;
