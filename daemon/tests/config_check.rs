@@ -4,19 +4,9 @@
 //! at fault (here the rear corners written as an inline table).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn rigd(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rigd"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod support;
+use support::rigd;
 
 fn road_car() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../physics/data/cars/road.toml");

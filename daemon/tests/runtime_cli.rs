@@ -1,19 +1,8 @@
 //! The CLI contract on the real binary: exit codes (0 ok, 2 bad config, 1 other),
 //! `check-config` listing every problem, the JSON schema, `--help`.
 
-use std::process::Command;
-
-fn rigd(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rigd"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod support;
+use support::rigd;
 
 fn repo(path: &str) -> String {
     format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
