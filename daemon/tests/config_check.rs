@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 mod support;
 use support::rigd;
 
+#[path = "../../physics/tests/common/inline_rear.rs"]
+mod inline_rear;
+
 fn road_car() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../physics/data/cars/road.toml");
     std::fs::read_to_string(path).unwrap()
@@ -17,22 +20,7 @@ fn road_car() -> String {
 /// the rear bump stop moved beyond the rear travel; returns the text and the line and column
 /// of the bad key.
 fn car_with_inline_rear_suspension() -> (String, usize, usize) {
-    let text = road_car();
-    let rear_start = text.find("[suspension.rear]").unwrap();
-    let rear_end = rear_start + text[rear_start..].find("\n\n").unwrap();
-    let pairs: Vec<String> = text[rear_start..rear_end]
-        .lines()
-        .skip(1)
-        .map(|l| l.replace("bump_stop_engage_m = 0.15", "bump_stop_engage_m = 0.25"))
-        .collect();
-    let inline = format!("[suspension]\nrear = {{ {} }}\n", pairs.join(", "));
-    let front_start = text.find("[suspension.front]").unwrap();
-    let car = format!(
-        "{}{inline}\n{}{}",
-        &text[..front_start],
-        &text[front_start..rear_start],
-        &text[rear_end..]
-    );
+    let car = inline_rear::inline_rear_with_bad_bump_stop(&road_car());
     let line = car.lines().position(|l| l.starts_with("rear = {")).unwrap() + 1;
     let column = car
         .lines()

@@ -7,6 +7,9 @@ use rig_physics::CarSpec;
 
 const ORIGIN: &str = "cars/test.toml";
 
+#[path = "common/inline_rear.rs"]
+mod inline_rear;
+
 fn road() -> String {
     builtin::car_text("road")
         .expect("built-in road car")
@@ -114,13 +117,7 @@ fn body_box_must_enclose_the_centre_of_gravity() {
 #[test]
 fn inverted_limits_are_rejected_in_the_right_table() {
     // Rear bump stop beyond the rear travel: the error points at the rear table's line.
-    let text = road();
-    let rear_start = text.find("[suspension.rear]").unwrap();
-    let (head, tail) = text.split_at(rear_start);
-    let text = format!(
-        "{head}{}",
-        tail.replacen("bump_stop_engage_m = 0.15", "bump_stop_engage_m = 0.25", 1)
-    );
+    let text = inline_rear::inline_rear_with_bad_bump_stop(&road());
     let err = CarSpec::from_toml(&text, ORIGIN).unwrap_err();
     assert_eq!(err.field, "suspension.rear.bump_stop_engage_m");
     assert_eq!(err.line, line_of(&text, "bump_stop_engage_m = 0.25"));
