@@ -33,7 +33,7 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
                 display,
                 stall_after: args.test_stall_rt_after_ms.map(Duration::from_millis),
                 notices,
-                step_observer: Some(crate::replay::recorder::factory(args.record)),
+                recorded_world: Some(crate::replay::recorder::factory(args.record)),
             };
             service::run(options)?;
         }

@@ -7,7 +7,7 @@
 //! digests; [`recorder`] the RT-side observer and its writer thread; [`player`] the replay;
 //! [`build_id`] which build wrote a file. This module depends on the runtime (the world, the
 //! display, the telemetry stages), never the reverse: the CLI hands the recorder to
-//! `rigd run` as a [`crate::runtime::service::ObserverFactory`].
+//! `rigd run` as a [`crate::runtime::service::RecordedWorldFactory`].
 
 pub mod build_id;
 pub mod digest;

@@ -17,7 +17,7 @@ use rig_protocols::Frame;
 
 use super::build_id::{self, BuildMatch};
 use super::digest::{physics_digest, WindowDigest};
-use super::format::{self, FormatError, Recording};
+use super::format::{self, FormatError, Header, Recording};
 use crate::input::player_input::{PlayerInput, ShiftPresses};
 use crate::logging::NoticeFeed;
 use crate::rt::clock;
@@ -160,15 +160,20 @@ pub fn build_note(recording: &Recording) -> Option<String> {
 /// The world a recording was made in, built from its own car and track texts.
 pub fn world_for(recording: &Recording, path: &str) -> Result<Simulation, ReplayError> {
     let h = &recording.header;
-    let data_error = |what, e: rig_physics::DataError| ReplayError::Data {
+    world_from_header(h).map_err(|(what, e)| ReplayError::Data {
         path: path.to_string(),
         what,
         message: e.to_string(),
         build: h.build.clone(),
-    };
-    let spec = CarSpec::from_toml(&h.car_toml, &h.car_name).map_err(|e| data_error("car", e))?;
-    let track =
-        Track::from_toml(&h.track_toml, &h.track_name).map_err(|e| data_error("track", e))?;
+    })
+}
+
+/// The world `header`'s car and track texts describe: what a replay steps, and what a
+/// recorded run steps, so both run on exactly the texts the file holds. The error names
+/// which text (`car` or `track`) did not load.
+pub fn world_from_header(h: &Header) -> Result<Simulation, (&'static str, rig_physics::DataError)> {
+    let spec = CarSpec::from_toml(&h.car_toml, &h.car_name).map_err(|e| ("car", e))?;
+    let track = Track::from_toml(&h.track_toml, &h.track_name).map_err(|e| ("track", e))?;
     let sim = SimConfig {
         car: h.car_name.clone(),
         track: h.track_name.clone(),

@@ -25,7 +25,7 @@ use rig_physics::CarTelemetry;
 use super::digest::{physics_digest, WindowDigest};
 use super::format::{self, Header, StepInput, CHECKPOINT_EVERY_STEPS, FNV_OFFSET};
 use crate::input::player_input::PlayerInput;
-use crate::runtime::service::ObserverFactory;
+use crate::runtime::service::RecordedWorldFactory;
 use crate::runtime::simulation::StepObserver;
 
 /// Seconds of steps the ring holds before the RT side must drop (the writer drains it every
@@ -294,7 +294,7 @@ impl RecordStream {
 }
 
 /// The header for recording a session of `config`: this build, the rate, the robots, and the
-/// car and track texts read now (the world is built from the same names at the same start).
+/// car and track texts read now (the recorded world is then built from these texts).
 pub fn header_for(config: &Config) -> Result<Header> {
     let sim = &config.sim;
     Ok(Header {
@@ -320,23 +320,22 @@ fn data_text(name: &str, kind: &str, builtin: fn(&str) -> Option<&'static str>) 
     }
 }
 
-/// Starts recording a session of `config` to `path` (ring sized for [`RING_SECONDS`]).
-pub fn start_for(path: &Path, config: &Config) -> Result<Recorder> {
-    let header = header_for(config)?;
-    let capacity = (config.realtime.rate_hz * RING_SECONDS) as usize;
-    Recorder::start(path, &header, capacity)
-}
-
-/// The step-observer factory `rigd run` gets: records to `cli_path` (`--record`) or else to
-/// `[record] path`, or nothing.
-pub fn factory(cli_path: Option<PathBuf>) -> ObserverFactory {
-    ObserverFactory(Arc::new(move |config: &Config| {
+/// The recorded-world factory `rigd run` gets: records to `cli_path` (`--record`) or else to
+/// `[record] path`, or nothing. The world it returns is built from the car and track texts
+/// the recording holds (read once), so the file describes exactly what ran.
+pub fn factory(cli_path: Option<PathBuf>) -> RecordedWorldFactory {
+    RecordedWorldFactory(Arc::new(move |config: &Config| {
         let path = cli_path
             .clone()
             .or_else(|| config.record.path.as_ref().map(PathBuf::from));
         let Some(path) = path else { return Ok(None) };
-        let recorder = start_for(&path, config)?;
+        let header = header_for(config)?;
+        let mut sim = super::player::world_from_header(&header)
+            .map_err(|(what, e)| anyhow::anyhow!("cannot build the recorded {what}: {e}"))?;
+        let capacity = (config.realtime.rate_hz * RING_SECONDS) as usize;
+        let recorder = Recorder::start(&path, &header, capacity)?;
+        sim.attach_observer(Box::new(recorder));
         tracing::info!("recording every physics step to {}", path.display());
-        Ok(Some(Box::new(recorder) as Box<dyn StepObserver>))
+        Ok(Some(sim))
     }))
 }

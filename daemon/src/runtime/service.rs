@@ -34,7 +34,7 @@ use super::display::{self, Display, StopCause, StopRequest};
 use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
 use super::rt_thread::RtThread;
 use super::session_links::SessionLinks;
-use super::simulation::{self, QuarantineLog, Simulation};
+use super::simulation::{QuarantineLog, Simulation};
 use super::stages::build_output_stages;
 use super::systemd::{Notifier, Watchdog};
 use crate::input::{self, PlayerInputs};
@@ -57,22 +57,23 @@ pub struct RunOptions {
     pub stall_after: Option<Duration>,
     /// The newest logged warning, shown by the display.
     pub notices: NoticeFeed,
-    /// Attaches a step observer (the session recorder) to the first world; a reload that
-    /// builds a new world leaves the new one unobserved.
-    pub step_observer: Option<ObserverFactory>,
+    /// Builds the first world with a step observer (the session recorder) attached; a reload
+    /// that builds a new world leaves the new one unobserved.
+    pub recorded_world: Option<RecordedWorldFactory>,
 }
 
-/// What starts a [`simulation::StepObserver`] for a session's configuration (`Ok(None)`: no
-/// observer). Given by the CLI, so the runtime does not depend on the recorder.
+/// What builds a session's first world with its recorder attached, for a configuration
+/// (`Ok(None)`: nothing to record, the session builds its world as usual). Given by the CLI,
+/// so the runtime does not depend on the recorder.
 #[derive(Clone)]
 #[allow(clippy::type_complexity)]
-pub struct ObserverFactory(
-    pub Arc<dyn Fn(&Config) -> Result<Option<Box<dyn simulation::StepObserver>>> + Send + Sync>,
+pub struct RecordedWorldFactory(
+    pub Arc<dyn Fn(&Config) -> Result<Option<Simulation>> + Send + Sync>,
 );
 
-impl std::fmt::Debug for ObserverFactory {
+impl std::fmt::Debug for RecordedWorldFactory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ObserverFactory")
+        f.write_str("RecordedWorldFactory")
     }
 }
 
@@ -299,15 +300,8 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
 
     let stall_timeout = Duration::from_millis(u64::from(config.realtime.stall_timeout_ms));
     let prepared_display = options.display.then(|| display::prepare(&config.telemetry));
-    let first_sim = match &options.step_observer {
-        Some(factory) => {
-            let mut sim = Simulation::build(&config.sim, config.realtime.rate_hz)
-                .map_err(|e| RunError::Other(e.into()))?;
-            if let Some(observer) = (factory.0)(&config)? {
-                sim.attach_observer(observer);
-            }
-            Some(sim)
-        }
+    let first_sim = match &options.recorded_world {
+        Some(factory) => (factory.0)(&config)?,
         None => None,
     };
     let (mut session, rt_refused) =
