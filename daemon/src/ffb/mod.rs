@@ -24,7 +24,7 @@ use crate::rt::stage::{RtStage, StopReason};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
 pub use link::FfbLink;
-pub use stage::{FfbCommand, FfbStage};
+pub use stage::{ConditionLevel, Conditions, FfbCommand, FfbStage};
 
 /// The FFB stage together with its writer thread (the thread lives as long as the stage).
 #[derive(Debug)]

@@ -28,6 +28,31 @@ pub struct FfbCommand {
     pub play: bool,
     /// Shift-light LED mask, bit 0 = first (outermost) LED, 5 LEDs.
     pub leds: u8,
+    /// Device-side condition effects; all off whenever `play` is false.
+    pub conditions: Conditions,
+}
+
+/// Strength of one device-side condition effect (spring, damper, friction or inertia), as
+/// shares of the device's maximum so every backend can scale it to its own units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ConditionLevel {
+    /// Coefficient, 0 ..= 32767 (0 = the effect is off); the same for both directions.
+    pub coefficient: i16,
+    /// Largest force the effect may give, 0 ..= 32767 (ramp and torque cap already applied).
+    pub saturation: i16,
+}
+
+/// The condition effects a command asks the device to run, centred on the rim's centre.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Conditions {
+    /// Centring spring (force against the rim angle).
+    pub spring: ConditionLevel,
+    /// Damper (force against the rim speed).
+    pub damper: ConditionLevel,
+    /// Friction (constant force against the direction of motion).
+    pub friction: ConditionLevel,
+    /// Inertia (force against the rim acceleration).
+    pub inertia: ConditionLevel,
 }
 
 /// Number of shift-light LEDs on a G27/G29/G923.
@@ -101,6 +126,7 @@ impl FfbStage {
             level,
             play,
             leds,
+            conditions: Conditions::default(),
         });
     }
 
