@@ -10,6 +10,7 @@
 pub mod chain;
 pub mod evdev_out;
 pub mod link;
+pub mod pid;
 pub mod stage;
 
 use std::sync::Arc;
