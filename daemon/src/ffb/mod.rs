@@ -9,6 +9,7 @@
 
 pub mod chain;
 pub mod evdev_out;
+pub mod hidraw_pid;
 pub mod link;
 pub mod pid;
 pub mod stage;
