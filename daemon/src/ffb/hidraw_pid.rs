@@ -91,7 +91,7 @@ pub enum PidError {
         "{path}: permission denied opening the HID PID base's hidraw node; allow rigd's user \
          with a udev rule in /etc/udev/rules.d/70-rigd.rules such as \
          `SUBSYSTEM==\"hidraw\", ATTRS{{idVendor}}==\"{vendor}\", GROUP=\"rigd\", MODE=\"0660\"` \
-         (see docs/PID_BACKEND.md), or use the evdev backend for this device"
+         (see docs/pid-backend.md), or use the evdev backend for this device"
     )]
     PermissionDenied { path: PathBuf, vendor: String },
     /// The node cannot be opened for another reason.
