@@ -223,6 +223,18 @@ pub fn layout_of(path: &Path, descriptor: &[u8]) -> Result<PidLayout, PidError> 
     })
 }
 
+/// The first of a device's hidraw nodes whose report descriptor (read from sysfs, no open
+/// needed) is a PID layout this backend can drive: the node to hand to
+/// [`HidrawPidWriter::spawn`]'s `locate` (a base can expose several HID interfaces).
+pub fn pid_node(nodes: &[PathBuf]) -> Option<PathBuf> {
+    nodes.iter().find_map(|node| {
+        let name = node.file_name()?.to_str()?;
+        let sysfs = format!("/sys/class/hidraw/{name}/device/report_descriptor");
+        let descriptor = std::fs::read(sysfs).ok()?;
+        layout_of(node, &descriptor).ok().map(|_| node.clone())
+    })
+}
+
 /// Whether the hidraw node at `path` is a PID base this backend can drive, and may be
 /// opened by rigd: its layout (quirks included), or why not. For backend selection.
 pub fn probe(path: &Path) -> Result<PidLayout, PidError> {
@@ -1113,5 +1125,37 @@ mod tests {
                 .contains("ATTRS{idVendor}==\"346e\", GROUP=\"rigd\""),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_writer_keeps_looking_for_a_missing_base_and_stops_promptly() {
+        use crate::rt::handoff::latest_value;
+        let link = FfbLink::new();
+        let (mut commands_in, commands_out) = latest_value(FfbCommand::default());
+        let looked = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let counter = looked.clone();
+        let writer = HidrawPidWriter::spawn(
+            move || {
+                counter.fetch_add(1, Ordering::Relaxed);
+                Some(PathBuf::from("/nonexistent/hidraw99"))
+            },
+            commands_out,
+            link.clone(),
+            HidrawPidSettings::default(),
+        )
+        .unwrap();
+        commands_in.write(play(1000));
+        std::thread::sleep(RESCAN * 2 + Duration::from_millis(100));
+        assert!(!link.device_connected());
+        let began = Instant::now();
+        let stats = writer.shutdown();
+        assert!(began.elapsed() < Duration::from_millis(50));
+        assert_eq!((stats.opens, stats.constant_updates), (0, 0));
+        let looks = looked.load(Ordering::Relaxed);
+        assert!(
+            (2..=4).contains(&looks),
+            "looked {looks} times in 600 ms, every 250 ms"
+        );
+        assert_eq!(pid_node(&[PathBuf::from("/nonexistent/hidraw99")]), None);
     }
 }
