@@ -1,7 +1,9 @@
 //! Force feedback: the pure per-tick chain from the physics steering torque to a device
 //! command ([`chain`]), the RT-thread stage that runs it ([`stage`]), the wait-free state it
 //! shares with the input layer and the runtime ([`link`]), and the writer thread that streams
-//! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]).
+//! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]), or, for HID
+//! PID direct-drive bases, the writer that speaks PID itself over hidraw ([`hidraw_pid`],
+//! protocol in [`pid`]; docs/pid-backend.md).
 //!
 //! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot -> `rigd-ffb-out` thread ->
 //! `EVIOCSFF` on the wheel's event node. The runtime copies [`FfbLink::status`] into each
@@ -14,6 +16,7 @@ pub mod link;
 pub mod pid;
 pub mod stage;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -25,6 +28,7 @@ use crate::rt::handoff::latest_value;
 use crate::rt::stage::{RtStage, StopReason};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
+pub use hidraw_pid::{HidrawPidSettings, HidrawPidWriter};
 pub use link::FfbLink;
 pub use stage::{ConditionLevel, Conditions, FfbCommand, FfbStage};
 
@@ -32,7 +36,15 @@ pub use stage::{ConditionLevel, Conditions, FfbCommand, FfbStage};
 #[derive(Debug)]
 pub struct FfbOutputStage {
     stage: FfbStage,
-    _writer: FfbWriter,
+    _writer: OutputWriter,
+}
+
+/// The writer thread behind a stage: evdev, or hidraw PID for direct-drive bases. Held only
+/// for its `Drop` (which signals the thread to stop the force and close the device).
+#[derive(Debug)]
+enum OutputWriter {
+    Evdev { _writer: FfbWriter },
+    HidrawPid { _writer: HidrawPidWriter },
 }
 
 impl RtStage for FfbOutputStage {
@@ -78,7 +90,34 @@ pub fn output_stage(
     )?;
     Ok(FfbOutputStage {
         stage: FfbStage::new(devices, dt_s, link, commands_in),
-        _writer: writer,
+        _writer: OutputWriter::Evdev { _writer: writer },
+    })
+}
+
+/// The configured FFB device's hidraw node that carries its PID reports, if it is plugged in.
+pub fn locate_pid_node(config: &DevicesConfig) -> Option<PathBuf> {
+    let id = config.ffb_device_id()?;
+    let found = devices::find(config.find_device(id)?)?;
+    hidraw_pid::pid_node(&found.sys.hidraw)
+}
+
+/// Like [`output_stage`], with the hidraw PID writer (`hidraw_pid`) driving the device.
+pub fn hidraw_output_stage(
+    devices: &DevicesConfig,
+    dt_s: f64,
+    link: Arc<FfbLink>,
+) -> Result<FfbOutputStage> {
+    let (commands_in, commands_out) = latest_value(FfbCommand::default());
+    let wanted = devices.clone();
+    let writer = HidrawPidWriter::spawn(
+        move || locate_pid_node(&wanted),
+        commands_out,
+        link.clone(),
+        HidrawPidSettings::default(),
+    )?;
+    Ok(FfbOutputStage {
+        stage: FfbStage::new(devices, dt_s, link, commands_in),
+        _writer: OutputWriter::HidrawPid { _writer: writer },
     })
 }
 
