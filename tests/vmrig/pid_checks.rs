@@ -258,8 +258,17 @@ pub fn test_pid_force(r: &mut Results, base: &PidBase, backend: &Backend) {
     );
 }
 
+/// Reports a writer may have in flight when the command changes (one update: force + play).
+const MAX_IN_FLIGHT: usize = 2;
+/// What TCG emulation adds to a report's way through the guest kernel and back to the device
+/// thread (the input-to-force latency check measures p99 around 15-20 ms there).
+const TCG_ALLOWANCE: Duration = Duration::from_millis(20);
+
 /// At `hz`, a torque that changes every tick for 2 s: no `queue full` in the kernel log, and
-/// the device holds the last command within one update period + 10 ms of it.
+/// once the torque holds still the device settles on it within one update period (+ the TCG
+/// allowance), with no more than [`MAX_IN_FLIGHT`] stale force reports after the change.
+/// Also prints how stale the reports were during the sweep (device arrival minus the last
+/// moment that value was commanded): a queue in front of the device shows up there.
 pub fn test_pid_rate(r: &mut Results, base: &PidBase, backend: &Backend, hz: u32) {
     let name = format!("pid-{}-rate-{hz}", backend.label);
     let extra = format!(
@@ -277,50 +286,110 @@ pub fn test_pid_rate(r: &mut Results, base: &PidBase, backend: &Backend, hz: u32
     let bits = ticks.torque_bits.clone();
     let sweeper = std::thread::spawn(move || {
         let t0 = Instant::now();
+        let mut commanded = Vec::with_capacity(8000);
         while s2.load(Ordering::Acquire) {
             let t = t0.elapsed().as_secs_f64();
-            bits.store((1.5 * (t * 7.0).sin()).to_bits(), Ordering::Relaxed);
+            let torque = 1.5 * (t * 7.0).sin();
+            bits.store(torque.to_bits(), Ordering::Relaxed);
+            commanded.push((Instant::now(), torque));
             std::thread::sleep(Duration::from_micros(500));
         }
+        commanded
     });
     let mark = base.mark();
     let window = Duration::from_secs(2);
     std::thread::sleep(window);
     sweep.store(false, Ordering::Release);
-    sweeper.join().expect("sweeper");
+    let commanded = sweeper.join().expect("sweeper");
     let sweep_events = base.events_since(mark);
-    // Hold +1.1 N m (magnitude +5000): when does the device hold it?
+    // Hold +1.1 N m (magnitude +5000): when does the device settle on it?
     let hold_mark = base.mark();
     ticks.set_torque(1.1);
     let held_at = Instant::now();
     std::thread::sleep(Duration::from_millis(600));
     let after = base.events_since(hold_mark);
-    let last_force = after
-        .iter()
-        .rev()
-        .find(|e| matches!(e.report, PidReport::SetConstantForce { .. }));
-    let lag = last_force.map(|e| e.at.saturating_duration_since(held_at));
     let held = base.force_now();
     let _ = ticks.finish();
     std::thread::sleep(Duration::from_millis(300));
     let queue_full = kmsg.as_mut().map(|k| queue_full_lines(&k.lines()));
+    let magnitudes: Vec<(Duration, i16)> = after
+        .iter()
+        .filter_map(|e| match e.report {
+            PidReport::SetConstantForce { magnitude, .. } => {
+                Some((e.at.saturating_duration_since(held_at), magnitude))
+            }
+            _ => None,
+        })
+        .collect();
+    let settled = settle_time(&magnitudes);
+    // Force reports that arrived after the change but carry an older command.
+    let stale = magnitudes.iter().filter(|(_, m)| *m != 5000).count();
+    let staleness = staleness_ms(&sweep_events, &commanded);
     let forces = sweep_events
         .iter()
         .filter(|e| matches!(e.report, PidReport::SetConstantForce { .. }))
         .count();
     let reports_per_s = sweep_events.len() as f64 / window.as_secs_f64();
-    let bound = Duration::from_secs_f64(1.0 / f64::from(hz)) + Duration::from_millis(10);
+    let bound = Duration::from_secs_f64(1.0 / f64::from(hz)) + TCG_ALLOWANCE;
+    let first_after: Vec<String> = magnitudes
+        .iter()
+        .take(4)
+        .map(|(t, m)| format!("{m}@{:.1}ms", t.as_secs_f64() * 1e3))
+        .collect();
     r.check(
         &name,
         queue_full == Some(0)
             && (held - 0.5).abs() < 0.02
-            && lag.is_some_and(|l| l <= bound),
+            && settled.is_some_and(|l| l <= bound)
+            && stale <= MAX_IN_FLIGHT,
         format!(
-            "queue_full={queue_full:?} reports/s={reports_per_s:.0} (force {:.0}/s) during the sweep; \
-             last force report {lag:?} after the last change (bound {bound:?}), held {held:+.4} (want +0.5)",
-            forces as f64 / window.as_secs_f64()
+            "queue_full={queue_full:?}; sweep: {reports_per_s:.0} reports/s ({:.0} force/s), \
+             report staleness p50 {:.1} ms max {:.1} ms; hold: settled {settled:?} after the \
+             change (bound {bound:?}), {} force reports after it, {stale} stale (at most \
+             {MAX_IN_FLIGHT}) {first_after:?}, held {held:+.4} (want +0.5)",
+            forces as f64 / window.as_secs_f64(),
+            staleness.0,
+            staleness.1,
+            magnitudes.len(),
         ),
     );
+}
+
+/// When the device settled: the first of the trailing run of force reports that all carry
+/// the final magnitude.
+fn settle_time(magnitudes: &[(Duration, i16)]) -> Option<Duration> {
+    let last = magnitudes.last()?.1;
+    let run = magnitudes
+        .iter()
+        .rev()
+        .take_while(|(_, m)| *m == last)
+        .count();
+    Some(magnitudes[magnitudes.len() - run].0)
+}
+
+/// p50 and max over the sweep's Set Constant Force reports of "arrival minus the last time
+/// the torque it carries was commanded" (ms; magnitude 10000 = 2.2 N m, within 40 units).
+fn staleness_ms(events: &[PidEvent], commanded: &[(Instant, f64)]) -> (f64, f64) {
+    let mut ages: Vec<f64> = events
+        .iter()
+        .filter_map(|e| match e.report {
+            PidReport::SetConstantForce { magnitude, .. } => {
+                let torque = f64::from(magnitude) / 10_000.0 * 2.2;
+                commanded
+                    .iter()
+                    .rev()
+                    .filter(|(t, _)| *t <= e.at)
+                    .find(|(_, c)| (c - torque).abs() <= 40.0 / 10_000.0 * 2.2)
+                    .map(|(t, _)| e.at.duration_since(*t).as_secs_f64() * 1e3)
+            }
+            _ => None,
+        })
+        .collect();
+    ages.sort_by(f64::total_cmp);
+    if ages.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    (ages[ages.len() / 2], ages[ages.len() - 1])
 }
 
 /// The real daemon as a child: `vmrig_guest rigd run --config FILE --no-display` with the PID
@@ -329,10 +398,14 @@ pub fn test_pid_rate(r: &mut Results, base: &PidBase, backend: &Backend, hz: u32
 fn spawn_daemon(backend: &Backend) -> Option<Child> {
     let config = format!(
         r#"
+# One emulated CPU: no spinning, no memory locking; and a start-up under TCG misses ticks,
+# which must not hold the force off for this check (fault holds are checked elsewhere).
 [loop]
 priority = 1
 lock_memory = false
 pm_qos = "off"
+spin_us = 0
+fault_after_missed_ticks = 10000
 
 [[devices.device]]
 id = "base"
@@ -373,11 +446,43 @@ fn daemon_log(backend: &Backend) -> String {
     format!("/tmp/pid-daemon-{}.log", backend.label)
 }
 
+/// A short account of reports for a failure message: counts by kind and the last magnitudes.
+fn summary(events: &[PidEvent]) -> String {
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    for e in events {
+        let kind = format!("{:?}", e.report);
+        let kind = kind.split([' ', '(']).next().unwrap_or("").to_string();
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((kind, 1)),
+        }
+    }
+    let last: Vec<i16> = events
+        .iter()
+        .filter_map(|e| match e.report {
+            PidReport::SetConstantForce { magnitude, .. } => Some(magnitude),
+            _ => None,
+        })
+        .rev()
+        .take(3)
+        .collect();
+    format!("{kinds:?}, last magnitudes (newest first) {last:?}")
+}
+
 /// Waits until the device holds a steady force of at least `min` (share of full scale).
+/// Meanwhile it keeps the rim 90 degrees right of centre (a fifth of the 900 degree range),
+/// nudging it by a few counts so the input layer sees events whenever the daemon opened the
+/// base.
 fn wait_streaming(base: &PidBase, min: f64, timeout: Duration) -> bool {
-    wait_until(timeout, || base.force_now().abs() >= min) && {
-        std::thread::sleep(Duration::from_millis(300));
+    let mut nudge = 0;
+    let mut holds = || {
+        nudge = 8 - nudge;
+        base.send_input(6554 + nudge, 0);
         base.force_now().abs() >= min
+    };
+    wait_until(timeout, &mut holds) && {
+        std::thread::sleep(Duration::from_millis(300));
+        holds()
     }
 }
 
@@ -422,14 +527,17 @@ fn after_signal(events: &[PidEvent], t0: Instant, window: Duration) -> AfterSign
     }
 }
 
-/// The last lines the daemon logged.
+/// The daemon's log lines except the periodic loop-health and telemetry ones (at most 8).
 fn daemon_log_tail(backend: &Backend) -> String {
     let mut text = String::new();
     if let Ok(mut log) = File::open(daemon_log(backend)) {
         let _ = log.read_to_string(&mut text);
     }
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(3)..].join(" | ")
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("loop health") && !l.contains("telemetry"))
+        .collect();
+    lines[lines.len().saturating_sub(8)..].join(" | ")
 }
 
 /// SIGTERM to the running daemon: the zero force reaches the device within 20 ms and no
@@ -440,8 +548,6 @@ pub fn test_pid_daemon_signals(
     backend: &Backend,
     kill_bound: Duration,
 ) {
-    // Rim 90 degrees right of centre (a fifth of the 900 degree range).
-    base.send_input(6554, 0);
     for (signal, name, bound) in [
         (
             libc::SIGTERM,
@@ -454,6 +560,7 @@ pub fn test_pid_daemon_signals(
             kill_bound,
         ),
     ] {
+        let spawn_mark = base.mark();
         let Some(mut child) = spawn_daemon(backend) else {
             r.check(&name, false, "cannot start the daemon");
             continue;
@@ -462,11 +569,13 @@ pub fn test_pid_daemon_signals(
             let _ = child.kill();
             let _ = child.wait();
             let tail = daemon_log_tail(backend);
+            let seen = summary(&base.events_since(spawn_mark));
             r.check(
                 &name,
                 false,
                 format!(
-                    "the daemon never held a force >= 0.3 at the device (now {:+.3}); log: {tail}",
+                    "the daemon never held a force >= 0.3 at the device (now {:+.3}); the \
+                     device got {seen}; log: {tail}",
                     base.force_now()
                 ),
             );
