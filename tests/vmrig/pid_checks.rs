@@ -243,7 +243,24 @@ pub fn test_pid_force(r: &mut Results, base: &PidBase, backend: &Backend) {
     ticks.set_torque(-0.55);
     let negative = settled_force(base, Duration::from_millis(400));
     let model = base.model();
-    let conditions = model.conditions_at(Instant::now());
+    let now = Instant::now();
+    let conditions = model.conditions_at(now);
+    let playing: Vec<String> = model
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.plays_at(now))
+        .map(|(i, b)| {
+            format!(
+                "block {i} {:?} duration {} ms direction {:.2} deg gain {} magnitude {}",
+                b.effect_type,
+                b.duration_ms,
+                f64::from(b.direction) / 100.0,
+                b.gain,
+                b.magnitude
+            )
+        })
+        .collect();
     let _ = ticks.finish();
     let stopped = settled_force(base, Duration::from_millis(300));
     r.check(
@@ -251,8 +268,8 @@ pub fn test_pid_force(r: &mut Results, base: &PidBase, backend: &Backend) {
         (positive - 0.5).abs() < 0.02 && (negative + 0.25).abs() < 0.02 && stopped == 0.0,
         format!(
             "+1.1 N m -> {positive:+.4}, -0.55 N m -> {negative:+.4} of full scale (want +0.5, \
-             -0.25), after stop {stopped:+.4}; device gain {} actuators {}; conditions \
-             playing {conditions:?}",
+             -0.25), after stop {stopped:+.4}; device gain {} actuators {}; playing \
+             {playing:?}; conditions {conditions:?}",
             model.device_gain, model.actuators_enabled
         ),
     );
@@ -469,7 +486,7 @@ fn summary(events: &[PidEvent]) -> String {
     format!("{kinds:?}, last magnitudes (newest first) {last:?}")
 }
 
-/// Waits until the device holds a steady force of at least `min` (share of full scale).
+/// Waits until the device holds a force of at least `min` (share of full scale).
 /// Meanwhile it keeps the rim 90 degrees right of centre (a fifth of the 900 degree range),
 /// nudging it by a few counts so the input layer sees events whenever the daemon opened the
 /// base.
@@ -480,9 +497,11 @@ fn wait_streaming(base: &PidBase, min: f64, timeout: Duration) -> bool {
         base.send_input(6554 + nudge, 0);
         base.force_now().abs() >= min
     };
+    // Then once more after the ramp settled, so the signal goes out while the force is on
+    // (rigd itself zeroes it for a moment whenever its loop stalls for 20 ms, often under TCG).
     wait_until(timeout, &mut holds) && {
         std::thread::sleep(Duration::from_millis(300));
-        holds()
+        wait_until(Duration::from_secs(3), &mut holds)
     }
 }
 
