@@ -17,6 +17,7 @@ mod gadget;
 mod pid_checks;
 mod pid_descriptor;
 mod pid_gadget;
+mod pid_hidraw_checks;
 mod pid_model;
 
 use std::fs::{File, OpenOptions};
@@ -936,6 +937,7 @@ fn test_pid_base(r: &mut Results) {
     }
     pid_checks::test_pid_daemon_signals(r, &base, evdev, Duration::from_millis(20));
     pid_checks::test_pid_latency(r, &base, evdev);
+    pid_hidraw_checks::run_all(r, &base);
     if let Err(e) = pid_gadget::detach() {
         println!("RIGD-VMRIG-PID-BASE detach failed: {e}");
     }
@@ -945,6 +947,9 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("ffb-child") {
         ffb_child(args.get(2).map_or(G29_VID_PID, String::as_str));
+    }
+    if args.get(1).map(String::as_str) == Some("pid-hidraw-child") {
+        pid_hidraw_checks::child();
     }
     if args.get(1).map(String::as_str) == Some("rigd") {
         pid_checks::run_daemon(&args[1..]);
