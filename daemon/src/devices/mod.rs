@@ -6,6 +6,7 @@
 //! buttons, FF effects) need the event node to be readable; when it is not, the listing says
 //! so and how to fix it instead of guessing.
 
+pub mod hid_descriptor;
 pub mod sysfs;
 
 use std::io::{self, Write};

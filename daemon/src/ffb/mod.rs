@@ -54,6 +54,7 @@ pub fn locate_target(config: &DevicesConfig) -> Option<FfbTarget> {
     caps.has_constant_force().then(|| FfbTarget {
         event_node: found.sys.event_node.clone(),
         driver: found.sys.driver.clone(),
+        hid_pid: found.sys.hid_pid_page,
         leds: found.sys.leds.clone(),
         hidraw: found.sys.hidraw.first().cloned(),
     })
