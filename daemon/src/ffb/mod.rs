@@ -1,12 +1,14 @@
 //! Force feedback: the pure per-tick chain from the physics steering torque to a device
 //! command ([`chain`]), the RT-thread stage that runs it ([`stage`]), the wait-free state it
 //! shares with the input layer and the runtime ([`link`]), and the writer thread that streams
-//! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]).
+//! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]); which backend
+//! drives the device (`auto`, evdev, hidraw PID) is decided in [`backend`].
 //!
 //! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot -> `rigd-ffb-out` thread ->
 //! `EVIOCSFF` on the wheel's event node. The runtime copies [`FfbLink::status`] into each
 //! frame's `ffb` field.
 
+pub mod backend;
 pub mod chain;
 pub mod evdev_out;
 pub mod link;
@@ -21,6 +23,7 @@ use rig_config::Config;
 use crate::devices;
 use crate::rt::handoff::latest_value;
 use crate::rt::stage::{RtStage, StopReason};
+pub use backend::{Backend, BackendProbe};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
 pub use link::FfbLink;
@@ -60,6 +63,22 @@ pub fn locate_target(config: &DevicesConfig) -> Option<FfbTarget> {
     })
 }
 
+/// The backend for the configured FFB device and why, decided on the device as it is now
+/// (evdev when it is not plugged in yet: that writer finds it when it arrives).
+pub fn backend_for(config: &DevicesConfig) -> (Backend, String) {
+    let found = config
+        .ffb_device_id()
+        .and_then(|id| config.find_device(id))
+        .and_then(devices::find);
+    match found {
+        Some(device) => backend::choose(config.ffb.backend, &BackendProbe::of(&device.sys)),
+        None => (
+            Backend::Evdev,
+            "evdev (the FFB device is not plugged in yet; evdev drives it once it is)".to_string(),
+        ),
+    }
+}
+
 /// Builds the FFB stage and starts its writer for `devices` at a loop period of `dt_s`,
 /// sharing `link` with the input layer.
 pub fn output_stage(
@@ -69,12 +88,36 @@ pub fn output_stage(
 ) -> Result<FfbOutputStage> {
     let (commands_in, commands_out) = latest_value(FfbCommand::default());
     let wanted = devices.clone();
-    let writer = FfbWriter::spawn(
-        move || locate_target(&wanted),
-        commands_out,
-        link.clone(),
-        WriterSettings::from_config(&devices.ffb),
-    )?;
+    let settings = WriterSettings::from_config(&devices.ffb);
+    let (backend, why) = backend_for(devices);
+    let writer = match backend {
+        Backend::Evdev => {
+            tracing::info!("force feedback backend: {why}");
+            FfbWriter::spawn(
+                move || locate_target(&wanted),
+                commands_out,
+                link.clone(),
+                settings,
+            )?
+        }
+        // Seam for the hidraw PID writer (issue 18, `HidrawPidWriter::spawn`, same shape as
+        // `FfbWriter::spawn`): until it is part of rigd the device is driven through evdev.
+        Backend::HidrawPid => {
+            tracing::warn!(
+                "force feedback backend: {why} was chosen, but this rigd has no hidraw PID                  writer yet; driving the device through evdev instead"
+            );
+            FfbWriter::spawn(
+                move || locate_target(&wanted),
+                commands_out,
+                link.clone(),
+                settings,
+            )?
+        }
+        Backend::Off => {
+            tracing::warn!("force feedback {why}");
+            FfbWriter::spawn(|| None, commands_out, link.clone(), settings)?
+        }
+    };
     Ok(FfbOutputStage {
         stage: FfbStage::new(devices, dt_s, link, commands_in),
         _writer: writer,
