@@ -6,11 +6,13 @@
 //!
 //! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot -> `rigd-ffb-out` thread ->
 //! `EVIOCSFF` on the wheel's event node. The runtime copies [`FfbLink::status`] into each
-//! frame's `ffb` field.
+//! frame's `ffb` field; the health thread logs each hold once and puts it in `STATUS=`
+//! ([`hold_log`]).
 
 pub mod backend;
 pub mod chain;
 pub mod evdev_out;
+pub mod hold_log;
 pub mod link;
 pub mod stage;
 
