@@ -66,7 +66,8 @@ fn open_refusal(node: &Path) -> Option<String> {
 
 /// The fix for a hidraw node rigd may not open.
 const HIDRAW_FIX: &str = "add a udev rule giving rigd's user read-write access to the \
-    device's hidraw node (README, \"Permissions\"), or set [devices.ffb] backend = \"evdev\"";
+    device's hidraw node (systemd/60-rigd.rules, installed as the README's \"Install as a \
+    service\" shows), or set [devices.ffb] backend = \"evdev\"";
 
 /// Picks the backend for a device with `probe` under the configured `wanted`, and says why.
 pub fn choose(wanted: FfbBackend, probe: &BackendProbe) -> (Backend, String) {

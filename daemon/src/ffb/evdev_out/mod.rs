@@ -224,7 +224,8 @@ fn log_open_failure(target: &FfbTarget, error: &io::Error, last: &mut String) {
         return;
     }
     let fix = if error.kind() == io::ErrorKind::PermissionDenied {
-        "give rigd write access to the event node (udev rule with MODE or GROUP, see the README)"
+        "give rigd write access to the event node (systemd/60-rigd.rules, installed as the \
+         README's \"Install as a service\" shows)"
     } else {
         "check `rigd devices` for the device's force-feedback capabilities"
     };
