@@ -125,6 +125,8 @@ pub struct SteeringTorque {
     pub clipping: bool,
     /// Share of recent ticks that clipped, 0 ..= 1, when known.
     pub clipping_share: Option<f64>,
+    /// Why rigd holds the force at zero (`fault hold`, `e-stop`, `no device`, ...), if it does.
+    pub ffb_hold: Option<&'static str>,
 }
 
 /// Everything the dashboard takes from one packet.

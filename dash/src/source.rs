@@ -9,7 +9,7 @@
 
 use rig_protocols::telemetry::convert::RADPS_PER_RPM;
 use rig_protocols::telemetry::{detect, DashGauges, DashView, Decoded, Format};
-use rig_protocols::Frame;
+use rig_protocols::{FfbHold, Frame};
 use rig_types::CarTelemetry;
 
 use crate::sample::{Gear, LapSample, Sample, SteeringTorque, TyreSample};
@@ -120,6 +120,7 @@ pub fn from_frame(frame: &Frame) -> Sample {
             ffb_output: ffb.active.then_some(ffb.output),
             clipping: ffb.active && ffb.clipping,
             clipping_share: ffb.active.then_some(ffb.clipping_share),
+            ffb_hold: (ffb.hold != FfbHold::None).then(|| ffb.hold.label()),
         }),
         accel_mps2: Some([car.acceleration_body_mps2[0], car.acceleration_body_mps2[1]]),
         tyres: tyres_from_car(car),
@@ -204,6 +205,7 @@ pub fn from_dash_view(view: &DashView) -> Sample {
             ffb_output: None,
             clipping: false,
             clipping_share: None,
+            ffb_hold: None,
         }),
         accel_mps2,
         tyres,
@@ -269,6 +271,7 @@ mod tests {
             output: 0.65,
             clipping: true,
             clipping_share: 0.01,
+            hold: FfbHold::None,
         };
         frame.health = LoopHealth {
             wake_latency_p99_us: 45.0,
@@ -282,6 +285,22 @@ mod tests {
         let len = format.encode(frame, &mut out).unwrap();
         out.truncate(len);
         out
+    }
+
+    #[test]
+    fn a_held_force_reaches_the_dashboard_through_a_native_packet() {
+        let mut held = frame();
+        held.ffb = FfbStatus {
+            active: false,
+            hold: FfbHold::Fault,
+            ..held.ffb
+        };
+        let sample = decode(&encode(Format::Native, &held), FormatChoice::Auto).unwrap();
+        let torque = sample.steering_torque.unwrap();
+        assert_eq!(torque.ffb_output, None);
+        assert_eq!(torque.ffb_hold, Some("fault hold"));
+        let running = decode(&encode(Format::Native, &frame()), FormatChoice::Auto).unwrap();
+        assert_eq!(running.steering_torque.unwrap().ffb_hold, None);
     }
 
     #[test]

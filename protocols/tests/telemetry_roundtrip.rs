@@ -60,6 +60,24 @@ fn native_round_trip_is_exact() {
     assert_eq!(packet.to_frame().expect("valid codes"), frame());
 }
 
+/// Why the force is held travels in bits 2..=4 of `ffb_flags` next to the active and clipping
+/// bits, every hold code exactly.
+#[test]
+fn native_carries_every_ffb_hold() {
+    for hold in rig_protocols::FfbHold::ALL {
+        let mut f = frame();
+        f.ffb.hold = hold;
+        let mut buf = [0u8; MAX_PACKET_LEN];
+        let len = Format::Native.encode(&f, &mut buf).expect("fits");
+        let Decoded::Native(packet) = decode_any(&buf[..len]).expect("decodes") else {
+            panic!("not native");
+        };
+        let back = packet.to_frame().expect("valid codes");
+        assert_eq!(back.ffb.hold, hold);
+        assert!(back.ffb.active && back.ffb.clipping, "other bits intact");
+    }
+}
+
 #[test]
 fn dash_view_matches_the_car_in_every_format() {
     let f = frame();

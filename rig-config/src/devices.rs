@@ -299,9 +299,39 @@ pub struct FfbConfig {
     /// Replay length of the streamed effect, ms: a daemon that stops refreshing it has its
     /// force stopped by the kernel after this long (20 ..= 100).
     pub replay_ms: u16,
-    /// Device update rate, Hz; default chosen from the kernel driver (lg4ff 250, hidpp 150,
-    /// tmff2 125, pidff 1000).
+    /// Upper bound of the device update rate, Hz. Default: by the kind of driver (HID PID
+    /// bases, recognised by their report descriptor, 1000; lg4ff 250, hidpp 150, tmff2 125);
+    /// on a HID PID base rigd lowers it further to what the device is measured to take.
     pub update_rate_hz: Option<f64>,
+    /// Which backend drives the FFB device: `auto` (hidraw PID when the device's report
+    /// descriptor declares the HID PID usage page 0x0F and rigd may open its hidraw node,
+    /// else evdev), `evdev` (the kernel's force-feedback driver, any wheel) or `hidraw` (rigd
+    /// writes the HID PID reports itself; force stays off when the device cannot take them).
+    pub backend: FfbBackend,
+}
+
+/// `[devices.ffb] backend`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FfbBackend {
+    /// hidraw PID when the device is a HID PID base whose hidraw node rigd may open, else evdev.
+    #[default]
+    Auto,
+    /// The kernel's evdev force-feedback API.
+    Evdev,
+    /// rigd's own HID PID reports over hidraw.
+    Hidraw,
+}
+
+impl FfbBackend {
+    /// The config spelling (`auto`, `evdev`, `hidraw`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FfbBackend::Auto => "auto",
+            FfbBackend::Evdev => "evdev",
+            FfbBackend::Hidraw => "hidraw",
+        }
+    }
 }
 
 impl Default for FfbConfig {
@@ -323,6 +353,7 @@ impl Default for FfbConfig {
             ramp_s: 1.5,
             replay_ms: 100,
             update_rate_hz: None,
+            backend: FfbBackend::Auto,
         }
     }
 }

@@ -38,7 +38,7 @@ pub struct Backend {
 /// rigd's evdev writer (`rigd::ffb::output_stage`) through the kernel's hid-pidff.
 pub const EVDEV: Backend = Backend {
     label: "evdev",
-    ffb_extra: "",
+    ffb_extra: "backend = \"evdev\"",
     start: super::start_ffb,
 };
 

@@ -6,7 +6,7 @@
 //! condition effects appear and vanish, and the input-to-force latency.
 //!
 //! The shared force, rate and latency checks live in [`pid_checks`]; [`HIDRAW`] is the
-//! `Backend` that runs them through `rigd::ffb::hidraw_output_stage`.
+//! `Backend` that runs them through `rigd::ffb::output_stage` with `backend = "hidraw"`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use rig_config::devices::DevicesConfig;
 use rigd::ffb::hidraw_pid::{self, HidrawPidSettings, HidrawPidWriter};
-use rigd::ffb::{ConditionLevel, FfbCommand, FfbLink, FfbOutputStage};
+use rigd::ffb::{ConditionLevel, FfbCommand, FfbLink};
 use rigd::rt::handoff::latest_value;
 
 use super::pid_checks::{self, Backend};
@@ -25,16 +25,12 @@ use super::pid_gadget::PidBase;
 use super::pid_model::{force_timeline, DeviceModel, PidEvent, PidReport};
 use super::{wait_until, Results, TickLoop};
 
-/// rigd's hidraw PID writer through `hidraw_output_stage`.
+/// rigd's hidraw PID writer, chosen by `backend = "hidraw"`.
 pub const HIDRAW: Backend = Backend {
     label: "hidraw",
-    ffb_extra: "",
-    start: start_hidraw,
+    ffb_extra: "backend = \"hidraw\"",
+    start: super::start_ffb,
 };
-
-fn start_hidraw(config: &DevicesConfig, link: Arc<FfbLink>) -> Option<FfbOutputStage> {
-    rigd::ffb::hidraw_output_stage(config, 0.001, link).ok()
-}
 
 /// Every check of this backend, in order.
 pub fn run_all(r: &mut Results, base: &PidBase) {
@@ -52,7 +48,7 @@ pub fn run_all(r: &mut Results, base: &PidBase) {
 /// rigd finds the base's hidraw node by its descriptor and can drive it (no quirk: the
 /// emulated base has every field).
 fn test_hidraw_probe(r: &mut Results) {
-    let config = pid_checks::pid_config("");
+    let config = pid_checks::pid_config(HIDRAW.ffb_extra);
     let node = rigd::ffb::locate_pid_node(&config);
     let probed = node.as_deref().map(hidraw_pid::probe);
     let ok = matches!(&probed, Some(Ok(layout)) if layout.quirks.is_empty()
@@ -73,7 +69,7 @@ fn test_hidraw_probe(r: &mut Results) {
 
 fn start_streaming(config: &DevicesConfig) -> Option<(TickLoop, Arc<FfbLink>)> {
     let link = FfbLink::new();
-    let stage = start_hidraw(config, link.clone())?;
+    let stage = (HIDRAW.start)(config, link.clone())?;
     if !wait_until(Duration::from_secs(5), || link.device_connected()) {
         return None;
     }
@@ -104,7 +100,7 @@ fn zero_then_quiet(events: &[PidEvent], t0: Instant) -> (Option<Duration>, usize
 /// The daemon's exit path (safe stop, then the writer dropped): the zero reaches the device
 /// within 20 ms, nothing non-zero follows, and the effect is stopped and freed.
 fn test_hidraw_stop(r: &mut Results, base: &PidBase) {
-    let config = pid_checks::pid_config("");
+    let config = pid_checks::pid_config(HIDRAW.ffb_extra);
     let Some((ticks, _link)) = start_streaming(&config) else {
         return r.check("pid-hidraw-stop", false, "the writer did not open the base");
     };
@@ -140,7 +136,7 @@ fn test_hidraw_stop(r: &mut Results, base: &PidBase) {
 /// Child side of [`test_hidraw_kill`]: `vmrig_guest pid-hidraw-child` streams +1.1 N m
 /// through the hidraw writer and prints READY.
 pub fn child() -> ! {
-    let config = pid_checks::pid_config("");
+    let config = pid_checks::pid_config(HIDRAW.ffb_extra);
     let Some((_ticks, _link)) = start_streaming(&config) else {
         println!("NODEVICE");
         std::process::exit(3);
@@ -212,7 +208,7 @@ fn test_hidraw_kill(r: &mut Results, base: &PidBase) {
 /// and saturation scaled to the device's units (16384 of 32767 -> 5000 of 10000), a damper
 /// joins it, and both stop when their coefficients return to zero.
 fn test_hidraw_conditions(r: &mut Results, base: &PidBase) {
-    let config = pid_checks::pid_config("");
+    let config = pid_checks::pid_config(HIDRAW.ffb_extra);
     let link = FfbLink::new();
     let (mut commands, reader) = latest_value(FfbCommand::default());
     let Ok(writer) = HidrawPidWriter::spawn(

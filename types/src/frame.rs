@@ -42,6 +42,97 @@ pub struct FfbStatus {
     pub clipping: bool,
     /// Share of recent ticks that clipped, 0 ..= 1.
     pub clipping_share: f64,
+    /// Why the force is held at zero, if it is.
+    pub hold: FfbHold,
+}
+
+/// Why force feedback is held at zero (the force ramps in again once the cause is gone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum FfbHold {
+    /// Not held: the force follows the physics (or no FFB device is configured).
+    #[default]
+    None = 0,
+    /// rigd is stopping or reloading its configuration.
+    Stopping = 1,
+    /// A safety fault: the loop missed `fault_after_missed_ticks` deadlines in a row, or the
+    /// physics gave a non-finite value; released after one second on time.
+    Fault = 2,
+    /// The e-stop button is latched.
+    EmergencyStop = 3,
+    /// The FFB device is not open (unplugged, no permission, no FF_CONSTANT).
+    NoDevice = 4,
+    /// The physics loop stopped ticking; the FFB writer zeroed the force by itself.
+    LoopStalled = 5,
+}
+
+impl FfbHold {
+    /// Every hold, in code order.
+    pub const ALL: [FfbHold; 6] = [
+        FfbHold::None,
+        FfbHold::Stopping,
+        FfbHold::Fault,
+        FfbHold::EmergencyStop,
+        FfbHold::NoDevice,
+        FfbHold::LoopStalled,
+    ];
+
+    /// The hold with wire code `code` (unknown codes read as `None`).
+    pub fn from_code(code: u8) -> FfbHold {
+        FfbHold::ALL
+            .get(usize::from(code))
+            .copied()
+            .unwrap_or(FfbHold::None)
+    }
+
+    /// The wire code (0 = not held).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// Short text for the dashboard and `STATUS=`.
+    pub fn label(self) -> &'static str {
+        match self {
+            FfbHold::None => "on",
+            FfbHold::Stopping => "stopping",
+            FfbHold::Fault => "fault hold",
+            FfbHold::EmergencyStop => "e-stop",
+            FfbHold::NoDevice => "no device",
+            FfbHold::LoopStalled => "loop stalled",
+        }
+    }
+
+    /// Why the force is held and what to do, for the log.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            FfbHold::None => "force feedback is on",
+            FfbHold::Stopping => "rigd is stopping or reloading",
+            FfbHold::Fault => {
+                "safety fault: the physics loop missed realtime.fault_after_missed_ticks                  deadlines in a row or gave a non-finite value; force ramps in again after one                  second on time (if it keeps happening, run `rigd bench loop` and see the                  realtime section of the README)"
+            }
+            FfbHold::EmergencyStop => "the e-stop is latched: press the e-stop button again to re-arm",
+            FfbHold::NoDevice => {
+                "the FFB device is not open: plug it in, check `rigd devices` and the                  permissions of its event node"
+            }
+            FfbHold::LoopStalled => {
+                "the physics loop stopped ticking; the FFB writer zeroed the force by itself"
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod ffb_hold_tests {
+    use super::FfbHold;
+
+    #[test]
+    fn codes_round_trip_and_unknown_codes_read_as_not_held() {
+        for hold in FfbHold::ALL {
+            assert_eq!(FfbHold::from_code(hold.code()), hold);
+        }
+        assert_eq!(FfbHold::from_code(6), FfbHold::None);
+        assert_eq!(FfbHold::LoopStalled.code(), 5);
+    }
 }
 
 /// Everything rigd publishes about one car for one tick.

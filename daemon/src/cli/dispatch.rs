@@ -56,8 +56,18 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
         }
         Command::Schema => println!("{}", rig_config::json_schema()),
         Command::Devices => {
+            // The backend each wheel would get under the given config (default: auto).
+            let backend = match &cli.config {
+                Some(path) => {
+                    crate::runtime::config_load::load_config(Some(path))?
+                        .devices
+                        .ffb
+                        .backend
+                }
+                None => rig_config::devices::FfbBackend::Auto,
+            };
             let devices = crate::devices::list();
-            crate::devices::print(&devices, &mut std::io::stdout())?;
+            crate::devices::print_with_backend(&devices, backend, &mut std::io::stdout())?;
         }
         Command::Maneuver(args) => super::maneuver::run(&args)?,
         Command::Bench { which } => match which {

@@ -4,8 +4,10 @@
 //! Enumeration never needs udev: sysfs gives ids, driver and hidraw nodes; the by-id / by-path
 //! names are added when udev made them. Capabilities (axes with ranges and resolution,
 //! buttons, FF effects) need the event node to be readable; when it is not, the listing says
-//! so and how to fix it instead of guessing.
+//! so and how to fix it instead of guessing. Force-feedback devices are listed with the
+//! backend rigd would drive them through and why ([`crate::ffb::backend`]).
 
+pub mod hid_descriptor;
 pub mod sysfs;
 
 use std::io::{self, Write};
@@ -13,7 +15,10 @@ use std::path::Path;
 
 use evdev::raw_stream::RawDevice;
 use evdev::{AbsoluteAxisCode, KeyCode};
-use rig_config::devices::DeviceMatch;
+use rig_config::devices::{DeviceMatch, FfbBackend};
+
+use crate::ffb;
+use crate::ffb::backend::BackendProbe;
 
 pub use sysfs::SysfsInput;
 
@@ -184,8 +189,19 @@ pub fn resolve_code(code: &str, is_axis: bool) -> Option<u16> {
     }
 }
 
-/// Prints the `rigd devices` listing.
+/// Prints the `rigd devices` listing, with the FFB backend `[devices.ffb] backend = "auto"`
+/// would give each force-feedback device.
 pub fn print(devices: &[DeviceInfo], out: &mut impl Write) -> io::Result<()> {
+    print_with_backend(devices, FfbBackend::Auto, out)
+}
+
+/// Prints the `rigd devices` listing; each device with FF_CONSTANT gets a line saying which
+/// backend the configured `backend` gives it and why.
+pub fn print_with_backend(
+    devices: &[DeviceInfo],
+    backend: FfbBackend,
+    out: &mut impl Write,
+) -> io::Result<()> {
     if devices.is_empty() {
         writeln!(
             out,
@@ -249,8 +265,57 @@ pub fn print(devices: &[DeviceInfo], out: &mut impl Write) -> io::Result<()> {
                         c.ff_max_effects
                     )?;
                 }
+                if c.has_constant_force() {
+                    let (_, why) = ffb::backend::choose(backend, &BackendProbe::of(s));
+                    writeln!(out, "  ffb backend {why}")?;
+                }
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn wheel(pid: bool) -> DeviceInfo {
+        DeviceInfo {
+            sys: SysfsInput {
+                event_node: PathBuf::from("/dev/input/event7"),
+                name: "FFB base".to_string(),
+                driver: Some("hid-generic".to_string()),
+                hidraw: vec![PathBuf::from("/nonexistent/hidraw5")],
+                hid_pid_page: pid,
+                ..SysfsInput::default()
+            },
+            caps: Ok(Capabilities {
+                ff: vec!["FF_CONSTANT".to_string(), "FF_GAIN".to_string()],
+                ff_max_effects: 40,
+                ..Capabilities::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn the_listing_says_which_backend_each_ffb_device_gets_and_why() {
+        let mut text = Vec::new();
+        print(&[wheel(true), wheel(false)], &mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("ffb backend")).collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(
+            lines[0].starts_with("  ffb backend evdev (HID PID base, but /nonexistent/hidraw5")
+                && lines[0].contains("udev rule"),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].contains("no HID PID usage page"), "{}", lines[1]);
+        let mut forced = Vec::new();
+        print_with_backend(&[wheel(false)], FfbBackend::Hidraw, &mut forced).unwrap();
+        assert!(String::from_utf8(forced)
+            .unwrap()
+            .contains("ffb backend off:"));
+    }
 }

@@ -6,7 +6,8 @@
 //! Layout relied on: `/sys/class/input/eventN/device` is the input device (`name`, `uniq`,
 //! `phys`, `id/{vendor,product,version,bustype}`); its `device` is the HID device
 //! (`0003:046D:C24F.0001`), whose `driver` link names the kernel driver and whose `hidraw/`
-//! holds the hidraw nodes. Values that cannot be read are left empty, never guessed.
+//! holds the hidraw nodes and whose `report_descriptor` tells a HID PID base (usage page 0x0F)
+//! from the rest. Values that cannot be read are left empty, never guessed.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,9 @@ pub struct SysfsInput {
     pub hid_dir: Option<PathBuf>,
     /// `/dev/hidrawN` nodes of the HID parent.
     pub hidraw: Vec<PathBuf>,
+    /// The HID parent's report descriptor declares the PID usage page (0x0F): a HID PID
+    /// force-feedback device, whatever driver name sysfs shows (`hid-generic` for hid-pidff).
+    pub hid_pid_page: bool,
     /// LED class devices of the HID parent (`/sys/class/leds/<hid>::RPM1` ...), sorted.
     pub leds: Vec<PathBuf>,
     /// Names under `/dev/input/by-id` pointing at this node.
@@ -125,6 +129,9 @@ fn read_input(sys_root: &Path, dev_root: &Path, entry: &Path, event: &str) -> Sy
         serial: read_trimmed(&input.join("uniq")),
         phys: read_trimmed(&input.join("phys")),
         driver,
+        hid_pid_page: hid_dir
+            .as_deref()
+            .is_some_and(super::hid_descriptor::hid_dir_declares_pid),
         hid_dir,
         hidraw,
         leds,
@@ -186,6 +193,50 @@ mod tests {
         assert_eq!(d.by_id, vec!["usb-Logitech_G29-event-joystick".to_string()]);
         assert!(d.by_path.is_empty());
         assert_eq!(d.event_node, dev.join("input/event3"));
+        assert!(
+            !d.hid_pid_page,
+            "no report descriptor: not taken for a PID base"
+        );
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A PID base as the kernel shows it: bound by `hid-generic`, its report descriptor with
+    /// the PID page; a keyboard next to it with a Generic Desktop descriptor only.
+    #[test]
+    fn recognises_a_pid_base_by_its_report_descriptor_not_its_driver() {
+        let root = std::env::temp_dir().join(format!("rigd-sysfs-pid-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let sys = root.join("sys");
+        let dev = root.join("dev");
+        fs::create_dir_all(sys.join("class/input")).unwrap();
+        fs::create_dir_all(sys.join("bus/hid/drivers/hid-generic")).unwrap();
+        let pid_descriptor = [
+            0x05, 0x01, 0x09, 0x04, 0xA1, 0x01, 0x05, 0x0F, 0x09, 0x21, 0xC0,
+        ];
+        let keyboard_descriptor = [0x05, 0x01, 0x09, 0x06, 0xA1, 0x01, 0x05, 0x07, 0xC0];
+        for (n, hid_name, descriptor) in [
+            (4, "0003:1209:FFB0.0002", &pid_descriptor[..]),
+            (5, "0003:046D:C31C.0003", &keyboard_descriptor[..]),
+        ] {
+            let hid = sys.join(format!("devices/usb1/1-{n}/1-{n}:1.0/{hid_name}"));
+            let input = hid.join(format!("input/input{n}"));
+            fs::create_dir_all(input.join(format!("event{n}"))).unwrap();
+            fs::write(hid.join("report_descriptor"), descriptor).unwrap();
+            symlink(sys.join("bus/hid/drivers/hid-generic"), hid.join("driver")).unwrap();
+            symlink(&hid, input.join("device")).unwrap();
+            symlink(&input, input.join(format!("event{n}/device"))).unwrap();
+            symlink(
+                input.join(format!("event{n}")),
+                sys.join(format!("class/input/event{n}")),
+            )
+            .unwrap();
+        }
+        let found = scan_inputs(&sys, &dev);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].driver.as_deref(), Some("hid-generic"));
+        assert!(found[0].hid_pid_page);
+        assert_eq!(found[1].driver.as_deref(), Some("hid-generic"));
+        assert!(!found[1].hid_pid_page);
         fs::remove_dir_all(&root).unwrap();
     }
 }

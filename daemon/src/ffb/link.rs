@@ -4,13 +4,15 @@
 //!
 //! Who writes what: the input thread writes the rim motion and the e-stop latch; the writer
 //! thread writes `device_connected` and bumps `connections` on every (re)open; the FFB stage
-//! writes the published [`FfbStatus`]. Each session of the daemon builds one link
+//! writes the published [`FfbStatus`] (with why the force is held, [`FfbHold`]) and the writer
+//! says when the loop stalled; every start of a hold is counted and the latest one kept, so
+//! the health thread can log each once however briefly it lasted. Each session of the daemon builds one link
 //! ([`FfbLink::new`]) and hands it to its input reader, FFB stage and RT loop.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use rig_protocols::FfbStatus;
+use rig_protocols::{FfbHold, FfbStatus};
 
 use super::chain::RimMotion;
 
@@ -27,6 +29,10 @@ pub struct FfbLink {
     status_output_bits: AtomicU64,
     status_clipping: AtomicBool,
     status_clip_share_bits: AtomicU64,
+    status_hold: AtomicU8,
+    loop_stalled: AtomicBool,
+    hold_latest: AtomicU8,
+    hold_starts: AtomicU32,
 }
 
 impl FfbLink {
@@ -99,7 +105,40 @@ impl FfbLink {
             .store(status.clipping_share.to_bits(), Ordering::Relaxed);
         self.status_clipping
             .store(status.clipping, Ordering::Relaxed);
+        let before = self.status_hold.swap(status.hold.code(), Ordering::AcqRel);
+        if before != status.hold.code() {
+            self.note_hold_start(status.hold);
+        }
         self.status_active.store(status.active, Ordering::Release);
+    }
+
+    /// Writer thread: the RT loop's commands stopped advancing (true) or advance again.
+    pub fn set_loop_stalled(&self, stalled: bool) {
+        if self.loop_stalled.swap(stalled, Ordering::AcqRel) != stalled && stalled {
+            self.note_hold_start(FfbHold::LoopStalled);
+        }
+    }
+
+    fn note_hold_start(&self, hold: FfbHold) {
+        if hold != FfbHold::None {
+            self.hold_latest.store(hold.code(), Ordering::Release);
+            self.hold_starts.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Why the force is held now (the writer's loop stall first, else the stage's reason).
+    pub fn hold(&self) -> FfbHold {
+        if self.loop_stalled.load(Ordering::Acquire) {
+            return FfbHold::LoopStalled;
+        }
+        FfbHold::from_code(self.status_hold.load(Ordering::Acquire))
+    }
+
+    /// How many holds have started so far and the latest one to start (`None` before any).
+    pub fn hold_starts(&self) -> (u32, FfbHold) {
+        let count = self.hold_starts.load(Ordering::Acquire);
+        let latest = FfbHold::from_code(self.hold_latest.load(Ordering::Acquire));
+        (count, latest)
     }
 
     /// The latest status (the runtime copies it into the next frame).
@@ -110,6 +149,7 @@ impl FfbLink {
             output: f64::from_bits(self.status_output_bits.load(Ordering::Relaxed)),
             clipping: self.status_clipping.load(Ordering::Relaxed),
             clipping_share: f64::from_bits(self.status_clip_share_bits.load(Ordering::Relaxed)),
+            hold: FfbHold::from_code(self.status_hold.load(Ordering::Relaxed)),
         }
     }
 }

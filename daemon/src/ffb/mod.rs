@@ -3,15 +3,19 @@
 //! shares with the input layer and the runtime ([`link`]), and the writer thread that streams
 //! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]), or, for HID
 //! PID direct-drive bases, the writer that speaks PID itself over hidraw ([`hidraw_pid`],
-//! protocol in [`pid`]; docs/pid-backend.md).
+//! protocol in [`pid`]; docs/pid-backend.md). Which backend drives the device (`auto`,
+//! evdev, hidraw PID) is decided in [`backend`].
 //!
 //! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot -> `rigd-ffb-out` thread ->
 //! `EVIOCSFF` on the wheel's event node. The runtime copies [`FfbLink::status`] into each
-//! frame's `ffb` field.
+//! frame's `ffb` field; the health thread logs each hold once and puts it in `STATUS=`
+//! ([`hold_log`]).
 
+pub mod backend;
 pub mod chain;
 pub mod evdev_out;
 pub mod hidraw_pid;
+pub mod hold_log;
 pub mod link;
 pub mod pid;
 pub mod stage;
@@ -26,6 +30,7 @@ use rig_config::Config;
 use crate::devices;
 use crate::rt::handoff::latest_value;
 use crate::rt::stage::{RtStage, StopReason};
+pub use backend::{Backend, BackendProbe};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
 pub use hidraw_pid::{HidrawPidSettings, HidrawPidWriter};
@@ -68,29 +73,72 @@ pub fn locate_target(config: &DevicesConfig) -> Option<FfbTarget> {
     caps.has_constant_force().then(|| FfbTarget {
         event_node: found.sys.event_node.clone(),
         driver: found.sys.driver.clone(),
+        hid_pid: found.sys.hid_pid_page,
         leds: found.sys.leds.clone(),
         hidraw: found.sys.hidraw.first().cloned(),
     })
 }
 
+/// The backend for the configured FFB device and why, decided on the device as it is now
+/// (evdev when it is not plugged in yet: that writer finds it when it arrives).
+pub fn backend_for(config: &DevicesConfig) -> (Backend, String) {
+    let found = config
+        .ffb_device_id()
+        .and_then(|id| config.find_device(id))
+        .and_then(devices::find);
+    match found {
+        Some(device) => backend::choose(config.ffb.backend, &BackendProbe::of(&device.sys)),
+        None => (
+            Backend::Evdev,
+            "evdev (the FFB device is not plugged in yet; evdev drives it once it is)".to_string(),
+        ),
+    }
+}
+
 /// Builds the FFB stage and starts its writer for `devices` at a loop period of `dt_s`,
-/// sharing `link` with the input layer.
+/// sharing `link` with the input layer. The writer is the backend [`backend_for`] picks.
 pub fn output_stage(
     devices: &DevicesConfig,
     dt_s: f64,
     link: Arc<FfbLink>,
 ) -> Result<FfbOutputStage> {
+    let (backend, why) = backend_for(devices);
+    match backend {
+        Backend::Evdev => tracing::info!("force feedback backend: {why}"),
+        Backend::HidrawPid => tracing::info!("force feedback backend: {why}"),
+        Backend::Off => tracing::warn!("force feedback {why}"),
+    }
     let (commands_in, commands_out) = latest_value(FfbCommand::default());
     let wanted = devices.clone();
-    let writer = FfbWriter::spawn(
-        move || locate_target(&wanted),
-        commands_out,
-        link.clone(),
-        WriterSettings::from_config(&devices.ffb),
-    )?;
+    let writer = match backend {
+        Backend::Evdev => OutputWriter::Evdev {
+            _writer: FfbWriter::spawn(
+                move || locate_target(&wanted),
+                commands_out,
+                link.clone(),
+                WriterSettings::from_config(&devices.ffb),
+            )?,
+        },
+        Backend::HidrawPid => OutputWriter::HidrawPid {
+            _writer: HidrawPidWriter::spawn(
+                move || locate_pid_node(&wanted),
+                commands_out,
+                link.clone(),
+                HidrawPidSettings::default(),
+            )?,
+        },
+        Backend::Off => OutputWriter::Evdev {
+            _writer: FfbWriter::spawn(
+                || None,
+                commands_out,
+                link.clone(),
+                WriterSettings::from_config(&devices.ffb),
+            )?,
+        },
+    };
     Ok(FfbOutputStage {
         stage: FfbStage::new(devices, dt_s, link, commands_in),
-        _writer: OutputWriter::Evdev { _writer: writer },
+        _writer: writer,
     })
 }
 
@@ -99,26 +147,6 @@ pub fn locate_pid_node(config: &DevicesConfig) -> Option<PathBuf> {
     let id = config.ffb_device_id()?;
     let found = devices::find(config.find_device(id)?)?;
     hidraw_pid::pid_node(&found.sys.hidraw)
-}
-
-/// Like [`output_stage`], with the hidraw PID writer (`hidraw_pid`) driving the device.
-pub fn hidraw_output_stage(
-    devices: &DevicesConfig,
-    dt_s: f64,
-    link: Arc<FfbLink>,
-) -> Result<FfbOutputStage> {
-    let (commands_in, commands_out) = latest_value(FfbCommand::default());
-    let wanted = devices.clone();
-    let writer = HidrawPidWriter::spawn(
-        move || locate_pid_node(&wanted),
-        commands_out,
-        link.clone(),
-        HidrawPidSettings::default(),
-    )?;
-    Ok(FfbOutputStage {
-        stage: FfbStage::new(devices, dt_s, link, commands_in),
-        _writer: OutputWriter::HidrawPid { _writer: writer },
-    })
 }
 
 /// The FFB output stage for `config` sharing the session's `link` (none when FFB is off or

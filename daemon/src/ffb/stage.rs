@@ -5,12 +5,14 @@
 //! Safety rules enforced here (the writer enforces its own on top): zero force in the same tick
 //! as any `safe_stop` (exit, reload, fault, e-stop), while the e-stop latch is set, and for any
 //! tick whose physics torque is not finite; the ramp restarts after every resume, reconnect and
-//! e-stop re-arm. Nothing here allocates, blocks or logs.
+//! e-stop re-arm. Every zero publishes why ([`FfbHold`] in the status: stopping, fault,
+//! e-stop; no device while the writer has none open) for the log, `STATUS=` and the dashboard.
+//! Nothing here allocates, blocks or logs.
 
 use std::sync::Arc;
 
 use rig_config::devices::{DevicesConfig, ShiftLightsConfig};
-use rig_protocols::{FfbStatus, Frame};
+use rig_protocols::{FfbHold, FfbStatus, Frame};
 
 use super::chain::{ChainParams, FfbChain};
 use super::link::FfbLink;
@@ -130,7 +132,7 @@ impl FfbStage {
         });
     }
 
-    fn zero(&mut self, leds: u8) {
+    fn zero(&mut self, leds: u8, hold: FfbHold) {
         self.chain.reset();
         self.send(0, false, leds);
         let clip = self.link.status().clipping_share;
@@ -139,7 +141,18 @@ impl FfbStage {
             output: 0.0,
             clipping: false,
             clipping_share: clip,
+            hold,
         });
+    }
+
+    /// Why the stage holds zero force now, if it does (a safe stop first, then the e-stop).
+    fn hold(&self) -> Option<FfbHold> {
+        match self.halted {
+            Some(StopReason::Exit | StopReason::Reload) => Some(FfbHold::Stopping),
+            Some(StopReason::Fault) => Some(FfbHold::Fault),
+            Some(StopReason::EmergencyStop) => Some(FfbHold::EmergencyStop),
+            None => self.link.estop().then_some(FfbHold::EmergencyStop),
+        }
     }
 }
 
@@ -154,30 +167,37 @@ impl RtStage for FfbStage {
             self.seen_connections = connections;
             self.chain.reset();
         }
-        if self.halted.is_some() || self.link.estop() {
-            self.zero(leds);
+        if let Some(hold) = self.hold() {
+            self.zero(leds, hold);
             return;
         }
         let out = self
             .chain
             .step(frame.car.steering_torque_nm, self.link.rim());
         if out.fault {
-            self.zero(leds);
+            self.zero(leds, FfbHold::Fault);
             return;
         }
         let level = (out.fraction * f64::from(i16::MAX)).round() as i16;
         self.send(level, true, leds);
+        let connected = self.link.device_connected();
         self.link.publish_status(FfbStatus {
-            active: self.link.device_connected(),
+            active: connected,
             output: out.fraction,
             clipping: out.clipped,
             clipping_share: out.clipping_share,
+            hold: if connected {
+                FfbHold::None
+            } else {
+                FfbHold::NoDevice
+            },
         });
     }
 
     fn safe_stop(&mut self, reason: StopReason) {
         self.halted = Some(reason);
-        self.zero(0);
+        let hold = self.hold().unwrap_or(FfbHold::Fault);
+        self.zero(0, hold);
     }
 
     fn resume(&mut self) {
@@ -245,6 +265,39 @@ mod tests {
         link.set_device_connected(true); // a reconnect
         stage.on_tick(&frame(-2.0));
         assert!(r.read().level > -100, "reconnect ramps from zero");
+    }
+
+    #[test]
+    fn every_hold_is_published_with_its_reason_and_counted_once() {
+        let link = FfbLink::new();
+        link.set_device_connected(true);
+        let (w, _r) = latest_value(FfbCommand::default());
+        let mut stage = FfbStage::new(&DevicesConfig::default(), 0.001, link.clone(), w);
+        stage.on_tick(&frame(1.0));
+        assert_eq!(link.hold(), FfbHold::None);
+        assert_eq!(link.hold_starts().0, 0);
+        // The start-up fault hold of issue 18: held for many ticks, counted once.
+        stage.safe_stop(StopReason::Fault);
+        for _ in 0..100 {
+            stage.on_tick(&frame(1.0));
+        }
+        assert_eq!(link.hold(), FfbHold::Fault);
+        assert_eq!(link.status().hold, FfbHold::Fault);
+        assert_eq!(link.hold_starts(), (1, FfbHold::Fault));
+        stage.resume();
+        stage.on_tick(&frame(1.0));
+        assert_eq!(link.hold(), FfbHold::None);
+        link.set_estop(true);
+        stage.on_tick(&frame(1.0));
+        assert_eq!(link.hold_starts(), (2, FfbHold::EmergencyStop));
+        link.set_estop(false);
+        link.set_device_connected(false);
+        stage.on_tick(&frame(1.0));
+        assert_eq!(link.hold(), FfbHold::NoDevice);
+        assert!(!link.status().active);
+        link.set_loop_stalled(true);
+        assert_eq!(link.hold(), FfbHold::LoopStalled);
+        assert_eq!(link.hold_starts(), (4, FfbHold::LoopStalled));
     }
 
     #[test]

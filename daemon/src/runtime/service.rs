@@ -5,7 +5,8 @@
 //! (pinned, SCHED_FIFO) -> once it ticks: `READY=1`, watchdog, display. The main thread then
 //! waits for signals and, once a second, reports health (reading a latest-value slot and the
 //! telemetry sender's atomic counters, never touching the RT thread): `STATUS=` with the loop
-//! figures and every telemetry destination's counters, a loop-health log line (debug level
+//! figures, why the force feedback is held (if it is) and every telemetry destination's
+//! counters, each FFB hold logged once ([`crate::ffb::hold_log`]), a loop-health log line (debug level
 //! while the dashboard shows it), the per-destination counters in the log when a destination's
 //! errors grow (ever further apart while they last: [`crate::telemetry_out::backoff`]), and
 //! the counters and newest warning on the dashboard. SIGTERM/SIGINT: the loop safe-stops
@@ -37,6 +38,8 @@ use super::session_links::SessionLinks;
 use super::simulation::{QuarantineLog, Simulation};
 use super::stages::build_output_stages;
 use super::systemd::{Notifier, Watchdog};
+use crate::ffb::hold_log::HoldLog;
+use crate::ffb::FfbLink;
 use crate::input::{self, PlayerInputs};
 use crate::logging::NoticeFeed;
 use crate::motion::panic_park::PanicPark;
@@ -103,6 +106,8 @@ struct RunShared {
 /// What runs around one RT thread (rebuilt on reload).
 struct Session {
     config: Config,
+    /// The session's FFB link (the health thread reports its holds).
+    ffb: Arc<FfbLink>,
     rt: RtThread,
     _inputs: PlayerInputs,
 }
@@ -162,6 +167,7 @@ fn start_session(
             Err(e) => return Err(fail(e.into(), previous, slots)),
         },
     };
+    let ffb = links.ffb.clone();
     let parts = LoopParts {
         sim,
         stages,
@@ -184,6 +190,7 @@ fn start_session(
     Ok((
         Session {
             config,
+            ffb,
             rt,
             _inputs: inputs,
         },
@@ -356,6 +363,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let mut panicked = false;
     let mut telemetry_log = ReportLog::new();
     let mut quarantine_log = QuarantineLog::default();
+    let mut hold_log = HoldLog::default();
     loop {
         if let Some(cause) = stop_request.requested() {
             if cause == StopCause::TerminalClosed {
@@ -382,6 +390,8 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                     &notifier,
                     &mut pm_qos,
                 )?;
+                // A new session has a new FFB link: its holds are counted from zero.
+                hold_log = HoldLog::default();
             }
             None => {}
         }
@@ -402,9 +412,17 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
             if let Some(line) = quarantine_log.new_line(&shared.quarantine) {
                 tracing::warn!("{line}");
             }
+            if let Some(line) = hold_log.next_line(&session.ffb) {
+                if line.warning {
+                    tracing::warn!("{}", line.text);
+                } else {
+                    tracing::info!("{}", line.text);
+                }
+            }
             let telemetry = run.telemetry.snapshot().unwrap_or_default();
             notifier.send(&format!(
-                "STATUS={status}{}{}",
+                "STATUS={status}{}{}{}",
+                HoldLog::status(&session.ffb),
                 QuarantineLog::status(&shared.quarantine),
                 telemetry_status(&telemetry)
             ));

@@ -216,7 +216,7 @@ impl Widget for HealthPanel<'_> {
             lines.push(row(
                 "ffb output",
                 torque.ffb_output.map_or_else(
-                    || "no device".to_owned(),
+                    || torque.ffb_hold.unwrap_or("no device").to_owned(),
                     |o| {
                         format!(
                             "{:+.0}%{}",
@@ -322,6 +322,25 @@ mod tests {
         assert!(
             page.iter().any(|row| row.contains("errors 5 (refused 5)")),
             "the rig page at 80x24 shows the host panel: {page:?}"
+        );
+    }
+
+    #[test]
+    fn a_held_force_says_why() {
+        let (mut state, now) = live_state();
+        if let Some(torque) = state
+            .latest
+            .as_mut()
+            .and_then(|s| s.steering_torque.as_mut())
+        {
+            torque.ffb_output = None;
+            torque.ffb_hold = Some("fault hold");
+        }
+        let view = view_at(&state, now);
+        let rows = rows(&render(HealthPanel(&view), 40, 11));
+        assert!(
+            rows.iter().any(|r| r.contains("ffb output    fault hold")),
+            "{rows:?}"
         );
     }
 

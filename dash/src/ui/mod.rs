@@ -131,6 +131,7 @@ pub(crate) mod test_support {
                 ffb_output: Some(0.65),
                 clipping: false,
                 clipping_share: Some(0.012),
+                ffb_hold: None,
             }),
             accel_mps2: Some([2.0, 9.0]),
             tyres: [

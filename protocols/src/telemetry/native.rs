@@ -12,8 +12,8 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 use crate::telemetry::DecodeError;
 use rig_types::{
-    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbStatus, Frame, GearRequest,
-    LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
+    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbHold, FfbStatus, Frame,
+    GearRequest, LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
 };
 
 /// The four bytes every native packet starts with.
@@ -184,7 +184,8 @@ pub struct NativeSteering {
     pub ffb_output: F64,
     /// Share of recent ticks that clipped, 0..1.
     pub ffb_clipping_share: F64,
-    /// Bit 0 FFB active, bit 1 clipping this tick.
+    /// Bit 0 FFB active, bit 1 clipping this tick, bits 2..=4 why the force is held
+    /// ([`crate::FfbHold`] code, 0 = not held).
     pub ffb_flags: u8,
 }
 const _: () = assert!(core::mem::size_of::<NativeSteering>() == 33);
@@ -454,7 +455,9 @@ pub fn encode(frame: &Frame) -> NativePacket {
             steering_torque_nm: F64::new(car.steering_torque_nm),
             ffb_output: F64::new(frame.ffb.output),
             ffb_clipping_share: F64::new(frame.ffb.clipping_share),
-            ffb_flags: u8::from(frame.ffb.active) | u8::from(frame.ffb.clipping) << 1,
+            ffb_flags: u8::from(frame.ffb.active)
+                | u8::from(frame.ffb.clipping) << 1
+                | (frame.ffb.hold.code() & 0x07) << 2,
         },
         lap: encode_lap(car),
         health: encode_health(&frame.health),
@@ -613,6 +616,7 @@ impl NativePacket {
                 output: s.ffb_output.get(),
                 clipping: bit(s.ffb_flags, 1),
                 clipping_share: s.ffb_clipping_share.get(),
+                hold: FfbHold::from_code((s.ffb_flags >> 2) & 0x07),
             },
         })
     }

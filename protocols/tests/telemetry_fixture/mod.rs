@@ -7,8 +7,8 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use rig_types::{
-    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbStatus, Frame, GearRequest,
-    LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
+    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbHold, FfbStatus, Frame,
+    GearRequest, LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
 };
 
 /// Per-wheel surfaces: FR is on a kerb, RL on grass.
@@ -124,6 +124,7 @@ pub fn frame() -> Frame {
             output: 0.6,
             clipping: true,
             clipping_share: 0.05,
+            hold: FfbHold::None,
         },
     }
 }
