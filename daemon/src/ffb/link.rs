@@ -4,7 +4,8 @@
 //!
 //! Who writes what: the input thread writes the rim motion and the e-stop latch; the writer
 //! thread writes `device_connected` and bumps `connections` on every (re)open; the FFB stage
-//! writes the published [`FfbStatus`]. Each session of the daemon builds one link
+//! writes the published [`FfbStatus`]; the RT loop writes who drives the player car (the
+//! [`DriveState`] the stage's condition effects centre the rim for). Each session of the daemon builds one link
 //! ([`FfbLink::new`]) and hands it to its input reader, FFB stage and RT loop.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use rig_protocols::FfbStatus;
 
 use super::chain::RimMotion;
+use super::conditions::DriveState;
 
 /// Shared FFB state (see the module docs for who writes which field).
 #[derive(Debug, Default)]
@@ -27,6 +29,8 @@ pub struct FfbLink {
     status_output_bits: AtomicU64,
     status_clipping: AtomicBool,
     status_clip_share_bits: AtomicU64,
+    robot_drives: AtomicBool,
+    resetting: AtomicBool,
 }
 
 impl FfbLink {
@@ -89,6 +93,21 @@ impl FfbLink {
     /// How many times the device was opened (a change means "reconnected: ramp again").
     pub fn connections(&self) -> u32 {
         self.connections.load(Ordering::Acquire)
+    }
+
+    /// RT loop: who drives the player car this tick.
+    pub fn publish_drive(&self, drive: DriveState) {
+        self.robot_drives
+            .store(drive.robot_drives, Ordering::Relaxed);
+        self.resetting.store(drive.resetting, Ordering::Relaxed);
+    }
+
+    /// Who drives the player car (robot, reset held), as the RT loop last published it.
+    pub fn drive(&self) -> DriveState {
+        DriveState {
+            robot_drives: self.robot_drives.load(Ordering::Relaxed),
+            resetting: self.resetting.load(Ordering::Relaxed),
+        }
     }
 
     /// FFB stage: the status for telemetry and the dashboard.

@@ -1,5 +1,6 @@
 //! Force feedback: the pure per-tick chain from the physics steering torque to a device
-//! command ([`chain`]), the RT-thread stage that runs it ([`stage`]), the wait-free state it
+//! command ([`chain`]), the condition effects the base runs itself ([`conditions`]), the
+//! RT-thread stage that runs both ([`stage`]), the wait-free state it
 //! shares with the input layer and the runtime ([`link`]), and the writer thread that streams
 //! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]).
 //!
@@ -8,6 +9,7 @@
 //! frame's `ffb` field.
 
 pub mod chain;
+pub mod conditions;
 pub mod evdev_out;
 pub mod link;
 pub mod stage;
@@ -22,6 +24,7 @@ use crate::devices;
 use crate::rt::handoff::latest_value;
 use crate::rt::stage::{RtStage, StopReason};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
+pub use conditions::DriveState;
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
 pub use link::FfbLink;
 pub use stage::{ConditionLevel, Conditions, FfbCommand, FfbStage};
