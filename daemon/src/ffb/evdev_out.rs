@@ -5,7 +5,10 @@
 //! `level * sin(direction)` is the full level) and then updated in place with `EVIOCSFF` and
 //! the same id, each update followed by a play (see `OpenDevice::send`). Its replay length is finite (`replay_ms`, at most 100 ms) and every update
 //! re-arms it, so if this thread hangs the kernel stops the force by itself; if the process
-//! dies the kernel erases the fd's effects. After open: autocenter off, gain full.
+//! dies the kernel erases the fd's effects. After open: the wheel settings (range,
+//! autocentre, gain: [`super::wheel_settings`]), undone on exit after the force is stopped.
+//! The stage's condition levels go to the base as condition effects
+//! ([`super::evdev_conditions`]), stopped together with the constant force.
 //!
 //! Rate: at most one update per `1 / update_rate_hz` (chosen by the kernel driver's name,
 //! reference 2.6), only when the level changed, plus a keep-alive refresh at half the replay
@@ -27,8 +30,10 @@ use evdev::raw_stream::RawDevice;
 use evdev::{FFEffect, FFEffectData, FFEffectKind, FFEnvelope, FFReplay, FFTrigger};
 use rig_config::devices::FfbConfig;
 
+use super::evdev_conditions::EvdevConditions;
 use super::link::FfbLink;
-use super::stage::{FfbCommand, SHIFT_LEDS};
+use super::stage::{Conditions, FfbCommand, SHIFT_LEDS};
+use super::wheel_settings::{self, AppliedSettings, WheelSettings};
 use crate::rt::handoff::LatestReader;
 
 /// The RT loop counts as stalled when its command sequence stands still this long (20 missed
@@ -77,6 +82,8 @@ pub struct WriterSettings {
     pub replay_ms: u16,
     /// Rate cap override, Hz (None: by driver).
     pub update_rate_hz: Option<f64>,
+    /// Range, autocentre and gain to apply at open.
+    pub wheel: WheelSettings,
 }
 
 impl WriterSettings {
@@ -85,6 +92,7 @@ impl WriterSettings {
         WriterSettings {
             replay_ms: ffb.replay_ms,
             update_rate_hz: ffb.update_rate_hz,
+            wheel: WheelSettings::from_config(ffb),
         }
     }
 }
@@ -150,7 +158,9 @@ impl FfbWriter {
                             let play = cmd.play && !stalled && !link.estop();
                             let level = if play { cmd.level } else { 0 };
                             let leds = if stalled { 0 } else { cmd.leds };
-                            if dev.apply(level, play, leds, now, &mut stats).is_err() {
+                            let applied =
+                                dev.apply(level, play, leds, &cmd.conditions, now, &mut stats);
+                            if applied.is_err() {
                                 open = None;
                                 link.set_device_connected(false);
                                 next_scan = now;
@@ -162,6 +172,7 @@ impl FfbWriter {
                 if let Some(mut dev) = open.take() {
                     let _ = dev.stop(Instant::now(), &mut stats);
                     let _ = dev.set_leds(0);
+                    dev.restore_settings();
                 }
                 link.set_device_connected(false);
                 stats
@@ -213,7 +224,10 @@ fn constant(level: i16, replay_ms: u16) -> FFEffectData {
 struct OpenDevice {
     // Field order matters: the effect (EVIOCRMFF on its own dup'ed fd) drops before the device.
     effect: FFEffect,
-    _device: RawDevice,
+    conditions: EvdevConditions,
+    device: RawDevice,
+    name: String,
+    applied: AppliedSettings,
     min_interval: Duration,
     refresh: Duration,
     replay_ms: u16,
@@ -237,15 +251,33 @@ impl OpenDevice {
                 "device has no FF_CONSTANT",
             ));
         }
-        device.set_ff_autocenter(0)?;
-        device.set_ff_gain(u16::MAX)?;
+        let name = format!(
+            "{} ({})",
+            target.event_node.display(),
+            target.driver.as_deref().unwrap_or("no driver")
+        );
+        let hid_dir = wheel_settings::hid_dir_of(&target.event_node);
+        let driver = target.driver.as_deref();
+        let applied = wheel_settings::apply(
+            &mut device,
+            &name,
+            driver,
+            hid_dir.as_deref(),
+            settings.wheel,
+        );
+        let ff = device.supported_ff();
+        let supports = |kind| ff.is_some_and(|ff| ff.contains(kind));
+        let conditions = EvdevConditions::new(&device, &name, supports, settings.replay_ms);
         let effect = device.upload_ff_effect(constant(0, settings.replay_ms))?;
         let rate = settings
             .update_rate_hz
             .unwrap_or_else(|| default_update_rate_hz(target.driver.as_deref()));
         Ok(OpenDevice {
             effect,
-            _device: device,
+            conditions,
+            device,
+            name,
+            applied,
             min_interval: Duration::from_secs_f64(1.0 / rate),
             refresh: Duration::from_millis(u64::from(settings.replay_ms) / 2),
             replay_ms: settings.replay_ms,
@@ -276,10 +308,10 @@ impl OpenDevice {
         Ok(())
     }
 
-    /// Zero force and stop the effect, at once (no rate cap).
+    /// Zero force and stop the effect, at once (no rate cap); then the condition effects.
     fn stop(&mut self, now: Instant, stats: &mut WriterStats) -> io::Result<()> {
         if !self.playing {
-            return Ok(());
+            return self.conditions.stop(now);
         }
         if self.last_level != 0 {
             self.send(0, now, stats)?;
@@ -287,7 +319,12 @@ impl OpenDevice {
         self.effect.stop()?;
         self.playing = false;
         stats.stops += 1;
-        Ok(())
+        self.conditions.stop(now)
+    }
+
+    /// Undoes the wheel settings (after the force is stopped).
+    fn restore_settings(&mut self) {
+        wheel_settings::restore(&mut self.device, &self.name, &self.applied);
     }
 
     fn apply(
@@ -295,6 +332,7 @@ impl OpenDevice {
         level: i16,
         play: bool,
         leds: u8,
+        conditions: &Conditions,
         now: Instant,
         stats: &mut WriterStats,
     ) -> io::Result<()> {
@@ -313,6 +351,7 @@ impl OpenDevice {
         if !self.playing || changed || keep_alive {
             self.send(level, now, stats)?;
         }
+        self.conditions.apply(conditions, now);
         Ok(())
     }
 

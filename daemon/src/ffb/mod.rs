@@ -2,7 +2,9 @@
 //! command ([`chain`]), the condition effects the base runs itself ([`conditions`]), the
 //! RT-thread stage that runs both ([`stage`]), the wait-free state it
 //! shares with the input layer and the runtime ([`link`]), and the writer thread that streams
-//! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]).
+//! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]), with the
+//! condition effects on the base ([`evdev_conditions`]) and the wheel settings it applies at
+//! open and undoes on exit ([`wheel_settings`]).
 //!
 //! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot -> `rigd-ffb-out` thread ->
 //! `EVIOCSFF` on the wheel's event node. The runtime copies [`FfbLink::status`] into each
@@ -10,9 +12,11 @@
 
 pub mod chain;
 pub mod conditions;
+pub mod evdev_conditions;
 pub mod evdev_out;
 pub mod link;
 pub mod stage;
+pub mod wheel_settings;
 
 use std::sync::Arc;
 
