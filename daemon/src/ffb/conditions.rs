@@ -130,7 +130,7 @@ impl ConditionShaper {
     pub fn step(&mut self, speed_mps: f64, drive: DriveState, ramp: f64) -> Conditions {
         let p = self.params;
         // A speed that is not a number counts as parked: centring is the safe side.
-        let parked = !(speed_mps.abs() >= p.parked_below_mps);
+        let parked = speed_mps.is_nan() || speed_mps.abs() < p.parked_below_mps;
         let target = if parked || drive.robot_drives || drive.resetting {
             1.0
         } else {
