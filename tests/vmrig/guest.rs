@@ -14,6 +14,7 @@
 //! init sets `RIGD_VMRIG_GUEST=1`); on a normal host `main` says so and exits 0.
 
 mod gadget;
+mod settings_checks;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -922,6 +923,7 @@ fn main() {
     }
     let mut r = Results { failed: 0 };
     test_uinput(&mut r);
+    settings_checks::test_uinput_conditions(&mut r);
     if !gadget_up() {
         r.check("gadget-up", false, "emulated G29 did not attach");
         std::process::exit(1);
@@ -934,6 +936,7 @@ fn main() {
     test_input(&mut r, &mut hidg);
     test_ffb_reports(&mut r, &mut hidg);
     test_shift_lights(&mut r, &mut hidg);
+    settings_checks::test_wheel_settings(&mut r, &mut hidg);
     test_ffb_dead_man(&mut r, &mut hidg);
     test_latency(&mut r, &mut hidg);
     if let Some(h) = test_hotplug(&mut r, &mut hidg) {
