@@ -85,7 +85,7 @@ pub fn attach() -> Result<Attached, String> {
     {
         create()?;
     }
-    let udc = only_udc()?;
+    let udc = first_udc()?;
     write(&Path::new(GADGET).join("UDC"), udc.as_bytes())?;
     let evdev = wait_for(Duration::from_secs(8), find_ff_event_node).ok_or_else(|| {
         format!(
@@ -152,14 +152,14 @@ fn create() -> Result<(), String> {
     }
 }
 
-/// dummy_hcd registers exactly one UDC (`dummy_udc.0`).
-fn only_udc() -> Result<String, String> {
+/// The first UDC by name (`dummy_udc.0`); the emulated PID base takes `dummy_udc.1`.
+fn first_udc() -> Result<String, String> {
     let entries = fs::read_dir("/sys/class/udc")
         .map_err(|e| format!("cannot list /sys/class/udc: {e} (is udc-core loaded?)"))?;
     entries
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .next()
+        .min()
         .ok_or_else(|| "no UDC in /sys/class/udc (is dummy_hcd loaded?)".to_string())
 }
 

@@ -14,6 +14,11 @@
 //! init sets `RIGD_VMRIG_GUEST=1`); on a normal host `main` says so and exits 0.
 
 mod gadget;
+mod pid_checks;
+mod pid_condition_checks;
+mod pid_descriptor;
+mod pid_gadget;
+mod pid_model;
 mod settings_checks;
 
 use std::fs::{File, OpenOptions};
@@ -912,10 +917,40 @@ fn test_shift_lights(r: &mut Results, hidg: &mut Hidg) {
     r.check("shift-lights-g29", seen.is_some(), format!("{seen:02x?}"));
 }
 
+/// The emulated HID PID base (second UDC) through the real hid-generic + hid-pidff.
+fn test_pid_base(r: &mut Results) {
+    let base = match pid_gadget::attach() {
+        Ok(base) => base,
+        Err(e) => return r.check("pid-bind", false, format!("PID base did not attach: {e}")),
+    };
+    println!(
+        "RIGD-VMRIG-PID-BASE evdev={} hidraw={}",
+        base.evdev.display(),
+        base.hidraw
+            .as_deref()
+            .map_or("(none)".into(), |p| p.display().to_string())
+    );
+    pid_checks::test_pid_bind(r, &base);
+    let evdev = &pid_checks::EVDEV;
+    pid_checks::test_pid_force(r, &base, evdev);
+    pid_condition_checks::test_pid_conditions(r, &base, evdev);
+    for hz in [250, 500, 1000] {
+        pid_checks::test_pid_rate(r, &base, evdev, hz);
+    }
+    pid_checks::test_pid_daemon_signals(r, &base, evdev, Duration::from_millis(20));
+    pid_checks::test_pid_latency(r, &base, evdev);
+    if let Err(e) = pid_gadget::detach() {
+        println!("RIGD-VMRIG-PID-BASE detach failed: {e}");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("ffb-child") {
         ffb_child(args.get(2).map_or(G29_VID_PID, String::as_str));
+    }
+    if args.get(1).map(String::as_str) == Some("rigd") {
+        pid_checks::run_daemon(&args[1..]);
     }
     if std::env::var_os("RIGD_VMRIG_GUEST").is_none() {
         println!("vmrig_guest: not inside the vmrig guest (RIGD_VMRIG_GUEST unset); nothing to do");
@@ -944,6 +979,7 @@ fn main() {
     }
     drop(hidg);
     gadget_down();
+    test_pid_base(&mut r);
     println!("RIGD-VMRIG-SUMMARY failed={}", r.failed);
     std::process::exit(r.failed.min(100) as i32);
 }

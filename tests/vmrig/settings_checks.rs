@@ -6,10 +6,68 @@
 //! condition effects, gets nothing but its usual reports while the parked car asks for a
 //! centring spring. Called from `guest.rs`'s `main` with the device side of the gadget.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use rig_protocols::Frame;
+use rigd::ffb::{FfbLink, FfbOutputStage};
+use rigd::rt::stage::{RtStage, StopReason};
+
 use super::{g29_config, is_force, is_stop, start_ffb, wait_until, Hidg, Results, TickLoop};
-use rigd::ffb::FfbLink;
+
+/// Ticks an FFB stage every millisecond (absolute deadlines) with a car at rest and no torque,
+/// driving off at the speed [`SpeedTicker::set_speed`] sets: what the condition effects key on.
+pub struct SpeedTicker {
+    speed_bits: Arc<AtomicU64>,
+    quit: Arc<AtomicBool>,
+    thread: JoinHandle<FfbOutputStage>,
+}
+
+impl SpeedTicker {
+    /// Starts ticking `stage` with the car parked.
+    pub fn spawn(mut stage: FfbOutputStage) -> SpeedTicker {
+        let speed_bits = Arc::new(AtomicU64::new(0f64.to_bits()));
+        let quit = Arc::new(AtomicBool::new(false));
+        let (speed, q) = (speed_bits.clone(), quit.clone());
+        let thread = std::thread::spawn(move || {
+            let start = Instant::now();
+            let mut k = 0u32;
+            while !q.load(Ordering::Acquire) {
+                k += 1;
+                let deadline = start + Duration::from_millis(u64::from(k));
+                if let Some(wait) = deadline.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+                let mut frame = Frame {
+                    sequence: k,
+                    ..Frame::default()
+                };
+                frame.car.speed_mps = f64::from_bits(speed.load(Ordering::Relaxed));
+                stage.on_tick(&frame);
+            }
+            stage.safe_stop(StopReason::Exit);
+            stage
+        });
+        SpeedTicker {
+            speed_bits,
+            quit,
+            thread,
+        }
+    }
+
+    /// The car's speed from now on, m/s.
+    pub fn set_speed(&self, mps: f64) {
+        self.speed_bits.store(mps.to_bits(), Ordering::Relaxed);
+    }
+
+    /// Safe-stops the stage (exit) and hands it back; dropping it closes the writer.
+    pub fn finish(self) -> FfbOutputStage {
+        self.quit.store(true, Ordering::Release);
+        self.thread.join().expect("ticker")
+    }
+}
 
 fn is_range(r: &[u8; 7]) -> bool {
     r[0] == 0xf8 && r[1] == 0x81
@@ -229,11 +287,7 @@ impl Seen {
 pub fn test_uinput_conditions(r: &mut Results) {
     use evdev::uinput::VirtualDevice;
     use evdev::{AttributeSet, FFEffectCode, InputId};
-    use rig_protocols::Frame;
-    use rigd::rt::stage::{RtStage, StopReason};
     use std::os::fd::AsRawFd;
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    use std::sync::Arc;
 
     let mut ff = AttributeSet::<FFEffectCode>::new();
     for code in [
@@ -268,34 +322,18 @@ pub fn test_uinput_conditions(r: &mut Results) {
     std::thread::sleep(Duration::from_millis(200));
 
     // A 20 N m base capped at 10 N m, steering 900 deg, default centring: spring 0.02 N m/deg
-    // over 450 deg = 9 N m = 0.45 of the maximum, at most 1 N m = 0.05; damper 10 %.
+    // over 450 deg = 9 N m = 0.45 of the maximum (14745 of 32767), at most 1 N m = 0.05 (3276
+    // of the kernel's 0xFFFF saturation scale); damper 10 % (3276 of 32767).
     let mut config = g29_config("");
     config.device[0].vid_pid = Some("1209:0002".into());
     config.ffb.base_max_torque_nm = 20.0;
     config.ffb.torque_cap_nm = 10.0;
     let link = FfbLink::new();
-    let Some(mut stage) = start_ffb(&config, link.clone()) else {
+    let stage = start_ffb(&config, link.clone());
+    let Some(stage) = stage else {
         return r.check("uinput-conditions-parked", false, "writer did not start");
     };
-    let speed_bits = Arc::new(AtomicU64::new(0f64.to_bits()));
-    let quit = Arc::new(AtomicBool::new(false));
-    let (speed, q) = (speed_bits.clone(), quit.clone());
-    let ticker = std::thread::spawn(move || {
-        let mut k = 0u32;
-        while !q.load(Ordering::Acquire) {
-            k += 1;
-            let mut frame = Frame {
-                sequence: k,
-                ..Frame::default()
-            };
-            frame.car.speed_mps = f64::from_bits(speed.load(Ordering::Relaxed));
-            stage.on_tick(&frame);
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        stage.safe_stop(StopReason::Exit);
-        stage
-    });
-
+    let ticker = SpeedTicker::spawn(stage);
     let mut seen = Seen::default();
     seen.pump(&mut dev, fd, Duration::from_millis(2500));
     let of_kind = |uploads: &[(Instant, Upload)], kind: u16| -> Vec<Upload> {
@@ -312,8 +350,8 @@ pub fn test_uinput_conditions(r: &mut Results) {
     r.check(
         "uinput-conditions-parked",
         first.is_some_and(|f| f.new && f.saturation < 200)
-            && last.is_some_and(|l| l.coefficient == 14745 && l.saturation == 1638)
-            && damper.is_some_and(|d| d.coefficient == 3276 && d.saturation == 1638)
+            && last.is_some_and(|l| l.coefficient == 14745 && l.saturation == 3276)
+            && damper.is_some_and(|d| d.coefficient == 3276 && d.saturation == 3276)
             && springs.len() >= 5,
         format!(
             "spring first {first:?} last {last:?} ({} uploads); damper last {damper:?} ({} uploads)",
@@ -323,7 +361,7 @@ pub fn test_uinput_conditions(r: &mut Results) {
     );
     let ids = [last.map(|u| u.id), damper.map(|u| u.id)];
     let t_drive = Instant::now();
-    speed_bits.store(20.0f64.to_bits(), Ordering::Relaxed);
+    ticker.set_speed(20.0);
     seen.pump(&mut dev, fd, Duration::from_millis(1500));
     let stopped: Vec<Option<Duration>> = ids
         .iter()
@@ -341,9 +379,7 @@ pub fn test_uinput_conditions(r: &mut Results) {
             .all(|s| s.is_some_and(|d| d >= Duration::from_millis(300))),
         format!("spring and damper stopped {stopped:?} after the car drove off (0.5 s blend)"),
     );
-    quit.store(true, Ordering::Release);
-    let stage = ticker.join().expect("ticker");
-    drop(stage);
+    drop(ticker.finish());
     seen.pump(&mut dev, fd, Duration::from_millis(500));
     r.check(
         "uinput-conditions-erased-on-exit",

@@ -66,7 +66,10 @@ pub fn condition_effect(
     replay_ms: u16,
 ) -> libc::ff_effect {
     let coefficient = level.coefficient.max(0);
-    let saturation = level.saturation.max(0) as u16;
+    // The kernel's condition saturation is 0 ..= 0xFFFF (hid-pidff maps 0xFFFF to the field's
+    // maximum); the level's is a share 0 ..= 32767.
+    let share = u32::from(level.saturation.max(0).unsigned_abs());
+    let saturation = (share * u32::from(u16::MAX) / i16::MAX as u32) as u16;
     let block = libc::ff_condition_effect {
         right_saturation: saturation,
         left_saturation: saturation,
@@ -368,6 +371,13 @@ mod tests {
             coefficient: 12000,
             saturation: 8000,
         };
+        let full = ConditionLevel {
+            coefficient: 32767,
+            saturation: 32767,
+        };
+        let block = |e: libc::ff_effect| e.u[0].to_le_bytes();
+        let full_bytes = block(condition_effect(FFEffectCode::FF_SPRING, 0, full, 100));
+        assert_eq!(&full_bytes[..4], &[0xff; 4], "full saturation is 0xFFFF");
         let effect = condition_effect(FFEffectCode::FF_DAMPER, 3, level, 100);
         assert_eq!(effect.type_, 0x55);
         assert_eq!((effect.id, effect.direction), (3, 0x4000));
@@ -375,7 +385,8 @@ mod tests {
         // The union's bytes, as the kernel reads them: two blocks of
         // right_sat, left_sat, right_coeff, left_coeff, deadband, center (little endian).
         let bytes: Vec<u8> = effect.u.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let block: Vec<u8> = [8000u16, 8000, 12000, 12000, 0, 0]
+        // 8000 of 32767 is 16001 of 0xFFFF.
+        let block: Vec<u8> = [16001u16, 16001, 12000, 12000, 0, 0]
             .iter()
             .flat_map(|v| v.to_le_bytes())
             .collect();

@@ -41,7 +41,8 @@ for tool in busybox cpio depmod modprobe xz dpkg-deb apt-get apt-cache readelf g
 done
 
 # Modules the guest tests use; modprobe adds what they depend on (hid, usbcore, ff-memless,
-# udc-core, libcomposite, configfs...). usb_f_fs is there for a later HID PID gadget.
+# udc-core, libcomposite, configfs...). usb_f_hid carries the emulated G29, usb_f_fs
+# (FunctionFS) the emulated HID PID base, each on its own dummy_hcd controller.
 modules=(evdev uinput uhid hid-generic hid-logitech usbhid dummy_hcd usb_f_hid usb_f_fs)
 modules+=("${extra_modules[@]}")
 
@@ -114,6 +115,14 @@ mkdir -p "$root"/{bin,dev,proc,sys,tmp,etc/vmrig,lib/modules}
 cp "$(command -v busybox)" "$root/bin/busybox"
 is_static "$root/bin/busybox" || die "$(command -v busybox) is dynamically linked: install busybox-static"
 
+# Module parameters: dummy_hcd makes two host/UDC pairs (dummy_udc.0 for the G29, dummy_udc.1
+# for the PID base), so both wheels can be plugged in at once.
+module_params() {
+    case "$1" in
+        dummy_hcd.ko) echo " num=2" ;;
+    esac
+}
+
 # insmod order = modprobe's dependency order; a module already listed is skipped. Compressed
 # modules (.ko.xz/.ko.zst/.ko.gz, as newer Debian kernels ship them) are stored unpacked
 # because busybox insmod reads plain ELF only.
@@ -132,7 +141,7 @@ while read -r path; do
             die "$path is zstd-compressed: install zstd" ;;
         *) die "unexpected module file $path" ;;
     esac
-    echo "$name" >> "$root/etc/vmrig/modules"
+    echo "$name$(module_params "$name")" >> "$root/etc/vmrig/modules"
 done < "$out/modules.paths"
 cp "$root/etc/vmrig/modules" "$out/modules.txt"
 
