@@ -385,8 +385,8 @@ mod tests {
         // The union's bytes, as the kernel reads them: two blocks of
         // right_sat, left_sat, right_coeff, left_coeff, deadband, center (little endian).
         let bytes: Vec<u8> = effect.u.iter().flat_map(|w| w.to_le_bytes()).collect();
-        // 8000 of 32767 is 16001 of 0xFFFF.
-        let block: Vec<u8> = [16001u16, 16001, 12000, 12000, 0, 0]
+        // 8000 of 32767 is 16000 of 0xFFFF.
+        let block: Vec<u8> = [16000u16, 16000, 12000, 12000, 0, 0]
             .iter()
             .flat_map(|v| v.to_le_bytes())
             .collect();
