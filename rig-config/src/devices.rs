@@ -303,6 +303,35 @@ pub struct FfbConfig {
     /// bases, recognised by their report descriptor, 1000; lg4ff 250, hidpp 150, tmff2 125);
     /// on a HID PID base rigd lowers it further to what the device is measured to take.
     pub update_rate_hz: Option<f64>,
+    /// Centring spring run on the base while the car is parked (below `parked_below_mps`),
+    /// being reset, or driven by the robot, N m per degree of rim angle (0 = off). Bases
+    /// without condition effects (hid-lg4ff) get none; rigd says so once.
+    pub centring_spring_nm_per_deg: f64,
+    /// Largest torque the centring spring (and, separately, the centring damper) may give,
+    /// N m; at most `torque_cap_nm`.
+    pub centring_max_nm: f64,
+    /// Centring damper with the spring, percent of the base's own full damper coefficient
+    /// (0 = off; the base decides how fast "full" is).
+    pub centring_damper_percent: f64,
+    /// The car counts as parked below this speed, m/s: the centring spring and damper blend
+    /// in over half a second below it and out above it.
+    pub parked_below_mps: f64,
+    /// Friction run on the base at all times, N m (0 = off): a feel term for direct-drive
+    /// bases, on top of the physics torque.
+    pub feel_friction_nm: f64,
+    /// Damper run on the base at all times, percent of its full damper coefficient (0 = off).
+    pub feel_damper_percent: f64,
+    /// Inertia run on the base at all times, percent of its full inertia coefficient (0 = off).
+    pub feel_inertia_percent: f64,
+    /// Rotation range set on the base at start and restored on exit, degrees (lock to lock);
+    /// unset = leave the base's range alone. Must equal `steering.range_deg`, which maps the
+    /// axis. Through evdev only drivers with a sysfs `range` attribute (hid-lg4ff) can do it.
+    pub rotation_range_deg: Option<u16>,
+    /// The base's own centring spring (FF_AUTOCENTER), percent; 0 (the default) leaves rigd's
+    /// forces alone on the rim. Switched off again on exit.
+    pub autocentre_percent: f64,
+    /// The base's overall gain (FF_GAIN, PID Device Gain), percent; 100 again on exit.
+    pub device_gain_percent: f64,
     /// Which backend drives the FFB device: `auto` (hidraw PID when the device's report
     /// descriptor declares the HID PID usage page 0x0F and rigd may open its hidraw node,
     /// else evdev), `evdev` (the kernel's force-feedback driver, any wheel) or `hidraw` (rigd
@@ -353,6 +382,16 @@ impl Default for FfbConfig {
             ramp_s: 1.5,
             replay_ms: 100,
             update_rate_hz: None,
+            centring_spring_nm_per_deg: 0.02,
+            centring_max_nm: 1.0,
+            centring_damper_percent: 10.0,
+            parked_below_mps: 1.0,
+            feel_friction_nm: 0.0,
+            feel_damper_percent: 0.0,
+            feel_inertia_percent: 0.0,
+            rotation_range_deg: None,
+            autocentre_percent: 0.0,
+            device_gain_percent: 100.0,
             backend: FfbBackend::Auto,
         }
     }
@@ -790,6 +829,68 @@ impl DevicesConfig {
                  \"wheel_base\", or set ffb.enabled = false",
             ));
         }
+        self.validate_ffb_device_side()
+    }
+
+    /// The condition effects and wheel settings of `[devices.ffb]`.
+    fn validate_ffb_device_side(&self) -> Result<(), DevicesError> {
+        let f = &self.ffb;
+        check_range(
+            "ffb.centring_spring_nm_per_deg",
+            f.centring_spring_nm_per_deg,
+            0.0,
+            1.0,
+            "the centring spring stiffness (0 = off)",
+        )?;
+        check_range(
+            "ffb.centring_max_nm",
+            f.centring_max_nm,
+            0.0,
+            f.torque_cap_nm,
+            "the centring torque (at most the cap)",
+        )?;
+        check_range(
+            "ffb.parked_below_mps",
+            f.parked_below_mps,
+            0.0,
+            10.0,
+            "the parked speed in m/s",
+        )?;
+        check_range(
+            "ffb.feel_friction_nm",
+            f.feel_friction_nm,
+            0.0,
+            f.torque_cap_nm,
+            "the friction torque (at most the cap)",
+        )?;
+        for (field, value) in [
+            ("ffb.centring_damper_percent", f.centring_damper_percent),
+            ("ffb.feel_damper_percent", f.feel_damper_percent),
+            ("ffb.feel_inertia_percent", f.feel_inertia_percent),
+            ("ffb.autocentre_percent", f.autocentre_percent),
+            ("ffb.device_gain_percent", f.device_gain_percent),
+        ] {
+            check_range(field, value, 0.0, 100.0, "a percentage")?;
+        }
+        if let Some(range) = f.rotation_range_deg {
+            check_range(
+                "ffb.rotation_range_deg",
+                f64::from(range),
+                40.0,
+                3600.0,
+                "the lock-to-lock rotation in degrees",
+            )?;
+            if f64::from(range) != self.steering.range_deg {
+                return Err(err(
+                    "ffb.rotation_range_deg",
+                    format!(
+                        "{range} differs from steering.range_deg = {}, which maps the steering \
+                         axis: set steering.range_deg = {range} too",
+                        self.steering.range_deg
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -892,6 +993,39 @@ mod tests {
         assert!(c.ffb.replay_ms <= 100);
         assert!((1.0..=2.0).contains(&c.ffb.ramp_s));
         parse(BASE).check().unwrap();
+    }
+
+    #[test]
+    fn condition_effects_and_wheel_settings_are_checked_with_the_fix() {
+        let m = message("[ffb]\ncentring_max_nm = 3.0");
+        assert!(
+            m.contains("devices.ffb.centring_max_nm") && m.contains("at most the cap"),
+            "{m}"
+        );
+        let m = message("[ffb]\nfeel_damper_percent = 150");
+        assert!(m.contains("devices.ffb.feel_damper_percent"), "{m}");
+        let m = message("[ffb]\nrotation_range_deg = 540");
+        assert!(
+            m.contains("devices.ffb.rotation_range_deg")
+                && m.contains("steering.range_deg = 900")
+                && m.contains("set steering.range_deg = 540 too"),
+            "{m}"
+        );
+        parse(&format!(
+            "{BASE}\n[steering]\nrange_deg = 540\n[ffb]\nrotation_range_deg = 540"
+        ))
+        .check()
+        .unwrap();
+        let defaults = FfbConfig::default();
+        assert_eq!(
+            defaults.rotation_range_deg, None,
+            "unset: leave the base alone"
+        );
+        assert_eq!(
+            (defaults.feel_friction_nm, defaults.feel_damper_percent),
+            (0.0, 0.0),
+            "feel terms are off by default"
+        );
     }
 
     #[test]

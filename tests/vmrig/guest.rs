@@ -15,10 +15,12 @@
 
 mod gadget;
 mod pid_checks;
+mod pid_condition_checks;
 mod pid_descriptor;
 mod pid_gadget;
 mod pid_hidraw_checks;
 mod pid_model;
+mod settings_checks;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -932,6 +934,7 @@ fn test_pid_base(r: &mut Results) {
     pid_checks::test_pid_bind(r, &base);
     let evdev = &pid_checks::EVDEV;
     pid_checks::test_pid_force(r, &base, evdev);
+    pid_condition_checks::test_pid_conditions(r, &base, evdev);
     for hz in [250, 500, 1000] {
         pid_checks::test_pid_rate(r, &base, evdev, hz);
     }
@@ -960,6 +963,7 @@ fn main() {
     }
     let mut r = Results { failed: 0 };
     test_uinput(&mut r);
+    settings_checks::test_uinput_conditions(&mut r);
     if !gadget_up() {
         r.check("gadget-up", false, "emulated G29 did not attach");
         std::process::exit(1);
@@ -972,6 +976,7 @@ fn main() {
     test_input(&mut r, &mut hidg);
     test_ffb_reports(&mut r, &mut hidg);
     test_shift_lights(&mut r, &mut hidg);
+    settings_checks::test_wheel_settings(&mut r, &mut hidg);
     test_ffb_dead_man(&mut r, &mut hidg);
     test_latency(&mut r, &mut hidg);
     if let Some(h) = test_hotplug(&mut r, &mut hidg) {

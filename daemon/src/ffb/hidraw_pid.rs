@@ -41,6 +41,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use hidapi::{HidApi, HidDevice};
+use rig_config::devices::FfbConfig;
 use thiserror::Error;
 
 use super::evdev_out::STALL;
@@ -71,6 +72,17 @@ pub struct HidrawPidSettings {
     pub refresh: Duration,
     /// Overall Device Gain, a share 0 ..= 32767 of the device maximum.
     pub device_gain: i16,
+}
+
+impl HidrawPidSettings {
+    /// The defaults with `[devices.ffb] device_gain_percent` as the Device Gain.
+    pub fn from_config(ffb: &FfbConfig) -> HidrawPidSettings {
+        let share = (ffb.device_gain_percent / 100.0).clamp(0.0, 1.0);
+        HidrawPidSettings {
+            device_gain: (share * f64::from(i16::MAX)).round() as i16,
+            ..HidrawPidSettings::default()
+        }
+    }
 }
 
 impl Default for HidrawPidSettings {

@@ -6,7 +6,9 @@
 //! thread writes `device_connected` and bumps `connections` on every (re)open; the FFB stage
 //! writes the published [`FfbStatus`] (with why the force is held, [`FfbHold`]) and the writer
 //! says when the loop stalled; every start of a hold is counted and the latest one kept, so
-//! the health thread can log each once however briefly it lasted. Each session of the daemon builds one link
+//! the health thread can log each once however briefly it lasted. The RT loop writes who drives
+//! the player car (the [`DriveState`] the stage's condition effects centre the rim for). Each
+//! session of the daemon builds one link
 //! ([`FfbLink::new`]) and hands it to its input reader, FFB stage and RT loop.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
@@ -15,6 +17,7 @@ use std::sync::Arc;
 use rig_protocols::{FfbHold, FfbStatus};
 
 use super::chain::RimMotion;
+use super::conditions::DriveState;
 
 /// Shared FFB state (see the module docs for who writes which field).
 #[derive(Debug, Default)]
@@ -33,6 +36,8 @@ pub struct FfbLink {
     loop_stalled: AtomicBool,
     hold_latest: AtomicU8,
     hold_starts: AtomicU32,
+    robot_drives: AtomicBool,
+    resetting: AtomicBool,
 }
 
 impl FfbLink {
@@ -95,6 +100,21 @@ impl FfbLink {
     /// How many times the device was opened (a change means "reconnected: ramp again").
     pub fn connections(&self) -> u32 {
         self.connections.load(Ordering::Acquire)
+    }
+
+    /// RT loop: who drives the player car this tick.
+    pub fn publish_drive(&self, drive: DriveState) {
+        self.robot_drives
+            .store(drive.robot_drives, Ordering::Relaxed);
+        self.resetting.store(drive.resetting, Ordering::Relaxed);
+    }
+
+    /// Who drives the player car (robot, reset held), as the RT loop last published it.
+    pub fn drive(&self) -> DriveState {
+        DriveState {
+            robot_drives: self.robot_drives.load(Ordering::Relaxed),
+            resetting: self.resetting.load(Ordering::Relaxed),
+        }
     }
 
     /// FFB stage: the status for telemetry and the dashboard.

@@ -1,10 +1,13 @@
 //! Force feedback: the pure per-tick chain from the physics steering torque to a device
-//! command ([`chain`]), the RT-thread stage that runs it ([`stage`]), the wait-free state it
+//! command ([`chain`]), the condition effects the base runs itself ([`conditions`]), the
+//! RT-thread stage that runs both ([`stage`]), the wait-free state it
 //! shares with the input layer and the runtime ([`link`]), and the writer thread that streams
 //! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]), or, for HID
 //! PID direct-drive bases, the writer that speaks PID itself over hidraw ([`hidraw_pid`],
 //! protocol in [`pid`]; docs/pid-backend.md). Which backend drives the device (`auto`,
 //! evdev, hidraw PID) is decided in [`backend`].
+//! The base's condition effects through evdev are in [`evdev_conditions`], the wheel
+//! settings applied at open and undone on exit in [`wheel_settings`].
 //!
 //! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot -> `rigd-ffb-out` thread ->
 //! `EVIOCSFF` on the wheel's event node. The runtime copies [`FfbLink::status`] into each
@@ -13,12 +16,15 @@
 
 pub mod backend;
 pub mod chain;
+pub mod conditions;
+pub mod evdev_conditions;
 pub mod evdev_out;
 pub mod hidraw_pid;
 pub mod hold_log;
 pub mod link;
 pub mod pid;
 pub mod stage;
+pub mod wheel_settings;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,6 +38,7 @@ use crate::rt::handoff::latest_value;
 use crate::rt::stage::{RtStage, StopReason};
 pub use backend::{Backend, BackendProbe};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
+pub use conditions::DriveState;
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
 pub use hidraw_pid::{HidrawPidSettings, HidrawPidWriter};
 pub use link::FfbLink;
@@ -124,7 +131,7 @@ pub fn output_stage(
                 move || locate_pid_node(&wanted),
                 commands_out,
                 link.clone(),
-                HidrawPidSettings::default(),
+                HidrawPidSettings::from_config(&devices.ffb),
             )?,
         },
         Backend::Off => OutputWriter::Evdev {

@@ -1,10 +1,12 @@
 //! The force-feedback output stage on the RT thread: runs the [`FfbChain`] on each frame's
-//! steering torque and hands the device command to the writer thread through a wait-free
-//! latest-value slot. Also computes the shift-light LED mask from the engine rpm.
+//! steering torque and the [`ConditionShaper`] on the car's speed and who drives (from the
+//! link), and hands the device command to the writer thread through a wait-free latest-value
+//! slot. Also computes the shift-light LED mask from the engine rpm.
 //!
-//! Safety rules enforced here (the writer enforces its own on top): zero force in the same tick
-//! as any `safe_stop` (exit, reload, fault, e-stop), while the e-stop latch is set, and for any
-//! tick whose physics torque is not finite; the ramp restarts after every resume, reconnect and
+//! Safety rules enforced here (the writer enforces its own on top): zero force and all
+//! condition effects off in the same tick as any `safe_stop` (exit, reload, fault, e-stop),
+//! while the e-stop latch is set, and for any tick whose physics torque is not finite; the
+//! ramp, which scales the condition effects too, restarts after every resume, reconnect and
 //! e-stop re-arm. Every zero publishes why ([`FfbHold`] in the status: stopping, fault,
 //! e-stop; no device while the writer has none open) for the log, `STATUS=` and the dashboard.
 //! Nothing here allocates, blocks or logs.
@@ -15,6 +17,7 @@ use rig_config::devices::{DevicesConfig, ShiftLightsConfig};
 use rig_protocols::{FfbHold, FfbStatus, Frame};
 
 use super::chain::{ChainParams, FfbChain};
+use super::conditions::{ConditionParams, ConditionShaper};
 use super::link::FfbLink;
 use crate::rt::handoff::LatestWriter;
 use crate::rt::stage::{RtStage, StopReason};
@@ -80,6 +83,7 @@ pub fn shift_light_mask(lights: &ShiftLightsConfig, rpm: f64, max_rpm: f64) -> u
 /// The FFB stage.
 pub struct FfbStage {
     chain: FfbChain,
+    conditions: ConditionShaper,
     lights: ShiftLightsConfig,
     link: Arc<FfbLink>,
     commands: LatestWriter<FfbCommand>,
@@ -106,8 +110,10 @@ impl FfbStage {
         commands: LatestWriter<FfbCommand>,
     ) -> FfbStage {
         let params = ChainParams::from_config(&config.ffb, &config.steering);
+        let conditions = ConditionParams::from_config(&config.ffb, &config.steering);
         FfbStage {
             chain: FfbChain::new(params, dt_s),
+            conditions: ConditionShaper::new(conditions, dt_s),
             lights: config.shift_lights.clone(),
             seen_connections: link.connections(),
             link,
@@ -122,19 +128,19 @@ impl FfbStage {
         self.halted
     }
 
-    fn send(&mut self, level: i16, play: bool, leds: u8) {
+    fn send(&mut self, level: i16, play: bool, leds: u8, conditions: Conditions) {
         self.commands.write(FfbCommand {
             sequence: self.sequence,
             level,
             play,
             leds,
-            conditions: Conditions::default(),
+            conditions,
         });
     }
 
     fn zero(&mut self, leds: u8, hold: FfbHold) {
         self.chain.reset();
-        self.send(0, false, leds);
+        self.send(0, false, leds, Conditions::default());
         let clip = self.link.status().clipping_share;
         self.link.publish_status(FfbStatus {
             active: false,
@@ -179,7 +185,10 @@ impl RtStage for FfbStage {
             return;
         }
         let level = (out.fraction * f64::from(i16::MAX)).round() as i16;
-        self.send(level, true, leds);
+        let conditions =
+            self.conditions
+                .step(frame.car.speed_mps, self.link.drive(), self.chain.ramp());
+        self.send(level, true, leds, conditions);
         let connected = self.link.device_connected();
         self.link.publish_status(FfbStatus {
             active: connected,
@@ -298,6 +307,69 @@ mod tests {
         link.set_loop_stalled(true);
         assert_eq!(link.hold(), FfbHold::LoopStalled);
         assert_eq!(link.hold_starts(), (4, FfbHold::LoopStalled));
+    }
+
+    #[test]
+    fn parked_car_gets_centring_conditions_that_estop_and_faults_clear_the_same_tick() {
+        let link = FfbLink::new();
+        link.set_device_connected(true);
+        let (w, mut r) = latest_value(FfbCommand::default());
+        let mut stage = FfbStage::new(&DevicesConfig::default(), 0.001, link.clone(), w);
+        let mut parked = frame(0.0);
+        parked.car.speed_mps = 0.2;
+        for _ in 0..3000 {
+            stage.on_tick(&parked);
+        }
+        let cmd = r.read();
+        // Defaults on the 2.2 N m base: the spring coefficient saturates (0.02 N m/deg over
+        // 450 deg is 9 N m), the spring gives at most 1 N m, the damper is 10 %.
+        assert_eq!(cmd.conditions.spring.coefficient, 32767);
+        assert_eq!(
+            cmd.conditions.spring.saturation,
+            (1.0 / 2.2 * 32767.0f64).floor() as i16
+        );
+        assert_eq!(cmd.conditions.damper.coefficient, 3276);
+        link.set_estop(true);
+        stage.on_tick(&parked);
+        let cmd = r.read();
+        assert!(
+            !cmd.play && cmd.conditions == Conditions::default(),
+            "{cmd:?}"
+        );
+        link.set_estop(false);
+        stage.on_tick(&parked);
+        let cmd = r.read();
+        assert!(
+            cmd.play && cmd.conditions.spring.saturation < 20,
+            "ramps in again: {cmd:?}"
+        );
+        for _ in 0..3000 {
+            stage.on_tick(&parked);
+        }
+        stage.on_tick(&frame(f64::NAN));
+        assert_eq!(r.read().conditions, Conditions::default());
+    }
+
+    #[test]
+    fn driving_clears_the_centring_and_the_robot_brings_it_back() {
+        let link = FfbLink::new();
+        link.set_device_connected(true);
+        let (w, mut r) = latest_value(FfbCommand::default());
+        let mut stage = FfbStage::new(&DevicesConfig::default(), 0.001, link.clone(), w);
+        let mut driving = frame(0.5);
+        driving.car.speed_mps = 30.0;
+        for _ in 0..3000 {
+            stage.on_tick(&driving);
+        }
+        assert_eq!(r.read().conditions, Conditions::default());
+        link.publish_drive(super::super::conditions::DriveState {
+            robot_drives: true,
+            resetting: false,
+        });
+        for _ in 0..600 {
+            stage.on_tick(&driving);
+        }
+        assert_eq!(r.read().conditions.spring.coefficient, 32767);
     }
 
     #[test]

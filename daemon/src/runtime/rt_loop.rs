@@ -25,7 +25,7 @@ use rig_protocols::Frame;
 
 use super::health::{HealthRecorder, HealthTotals};
 use super::simulation::{QuarantineFeed, Simulation};
-use crate::ffb::FfbLink;
+use crate::ffb::{DriveState, FfbLink};
 use crate::input::player_input::{PlayerInput, ShiftEdges};
 use crate::rt::clock::{first_deadline_ns, now_ns, sleep_until_ns, wait_until_ns};
 use crate::rt::handoff::{LatestReader, LatestWriter};
@@ -215,6 +215,11 @@ impl RtLoop {
             self.parts.sim.reset_player();
         }
         self.reset_held = input.reset_requested;
+        // The FFB stage centres the rim while the robot drives or the car is being reset.
+        self.parts.ffb.publish_drive(DriveState {
+            robot_drives: !input.connected,
+            resetting: input.reset_requested,
+        });
         // Each physics step is timed alone (one clock read per step), apart from the tick's
         // whole work recorded below.
         let mut step_start = now_ns();

@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 use evdev::raw_stream::RawDevice;
 use evdev::{FFEffect, FFEffectData, FFEffectKind, FFEnvelope, FFReplay, FFTrigger};
 
+use super::super::evdev_conditions::EvdevConditions;
+use super::super::stage::Conditions;
+use super::super::wheel_settings::{self, AppliedSettings};
 use super::leds::LedOutput;
 use super::rate::{choose_update_rate, DriverKind, RateChoice, DRAIN_PROBE_UPDATES};
 use super::{FfbTarget, WriterSettings, WriterStats, DIRECTION_X, LED_PERIOD};
@@ -41,7 +44,10 @@ fn constant(level: i16, replay_ms: u16) -> FFEffectData {
 pub(super) struct OpenDevice {
     // Field order matters: the effect (EVIOCRMFF on its own dup'ed fd) drops before the device.
     effect: FFEffect,
-    _device: RawDevice,
+    conditions: EvdevConditions,
+    device: RawDevice,
+    name: String,
+    applied: AppliedSettings,
     kind: DriverKind,
     /// The update-rate cap and why (logged once per open).
     pub(super) rate: RateChoice,
@@ -69,8 +75,22 @@ impl OpenDevice {
                 "device has no FF_CONSTANT",
             ));
         }
-        device.set_ff_autocenter(0)?;
-        device.set_ff_gain(u16::MAX)?;
+        let name = format!(
+            "{} ({})",
+            target.event_node.display(),
+            target.driver.as_deref().unwrap_or("no driver")
+        );
+        let hid_dir = wheel_settings::hid_dir_of(&target.event_node);
+        let applied = wheel_settings::apply(
+            &mut device,
+            &name,
+            target.driver.as_deref(),
+            hid_dir.as_deref(),
+            settings.wheel,
+        );
+        let ff = device.supported_ff();
+        let supports = |kind| ff.is_some_and(|ff| ff.contains(kind));
+        let conditions = EvdevConditions::new(&device, &name, supports, settings.replay_ms);
         let kind = DriverKind::from_pid_page(target.hid_pid);
         let mut effect = device.upload_ff_effect(constant(0, settings.replay_ms))?;
         let mut drained = None;
@@ -91,7 +111,10 @@ impl OpenDevice {
         let now = Instant::now();
         Ok(OpenDevice {
             effect,
-            _device: device,
+            conditions,
+            device,
+            name,
+            applied,
             kind,
             min_interval: Duration::from_secs_f64(1.0 / rate.hz),
             rate,
@@ -143,10 +166,10 @@ impl OpenDevice {
     }
 
     /// Zero force and stop the effect, at once (no rate cap): the zero level goes out before
-    /// the stop, and nothing follows them.
+    /// the stop, and nothing follows them; then the condition effects stop.
     pub(super) fn stop(&mut self, now: Instant, stats: &mut WriterStats) -> io::Result<()> {
         if !self.playing {
-            return Ok(());
+            return self.conditions.stop(now);
         }
         if self.last_level != 0 {
             match self.kind {
@@ -157,7 +180,12 @@ impl OpenDevice {
         self.effect.stop()?;
         self.playing = false;
         stats.stops += 1;
-        Ok(())
+        self.conditions.stop(now)
+    }
+
+    /// Undoes the wheel settings (after the force is stopped).
+    pub(super) fn restore_settings(&mut self) {
+        wheel_settings::restore(&mut self.device, &self.name, &self.applied);
     }
 
     pub(super) fn apply(
@@ -165,6 +193,7 @@ impl OpenDevice {
         level: i16,
         play: bool,
         leds: u8,
+        conditions: &Conditions,
         now: Instant,
         stats: &mut WriterStats,
     ) -> io::Result<()> {
@@ -202,6 +231,7 @@ impl OpenDevice {
                 }
             }
         }
+        self.conditions.apply(conditions, now);
         Ok(())
     }
 

@@ -6,7 +6,10 @@
 //! the same id ([`device`] says which reports that costs per kind of driver). Its replay length
 //! is finite (`replay_ms`, at most 100 ms) and is re-armed at least every half of it, so if this
 //! thread hangs the force stops by itself; if the process dies the kernel erases the fd's
-//! effects. After open: autocenter off, gain full.
+//! effects. After open: the wheel settings (range, autocentre, gain:
+//! [`super::wheel_settings`]), undone on exit after the force is stopped. The stage's
+//! condition levels go to the base as condition effects ([`super::evdev_conditions`]), stopped
+//! together with the constant force.
 //!
 //! Which driver: a device whose HID report descriptor declares the PID usage page is a HID PID
 //! base (hid-pidff, whatever sysfs calls the driver); everything else is driven the way
@@ -38,6 +41,7 @@ use rig_config::devices::FfbConfig;
 use self::device::OpenDevice;
 use super::link::FfbLink;
 use super::stage::FfbCommand;
+use super::wheel_settings::WheelSettings;
 use crate::rt::handoff::LatestReader;
 pub use leds::logitech_led_report;
 pub use rate::{default_update_rate_hz, DriverKind};
@@ -76,6 +80,8 @@ pub struct WriterSettings {
     pub replay_ms: u16,
     /// Upper bound of the update rate, Hz (None: the driver's default).
     pub update_rate_hz: Option<f64>,
+    /// Range, autocentre and gain to apply at open.
+    pub wheel: WheelSettings,
 }
 
 impl WriterSettings {
@@ -84,6 +90,7 @@ impl WriterSettings {
         WriterSettings {
             replay_ms: ffb.replay_ms,
             update_rate_hz: ffb.update_rate_hz,
+            wheel: WheelSettings::from_config(ffb),
         }
     }
 }
@@ -158,7 +165,9 @@ impl FfbWriter {
                             let play = cmd.play && !stalled && !link.estop();
                             let level = if play { cmd.level } else { 0 };
                             let leds = if stalled { 0 } else { cmd.leds };
-                            if let Err(e) = dev.apply(level, play, leds, now, &mut stats) {
+                            let applied =
+                                dev.apply(level, play, leds, &cmd.conditions, now, &mut stats);
+                            if let Err(e) = applied {
                                 tracing::warn!(
                                     "force feedback device went away ({e}); force is off until \
                                      it is back (plug it in again; rigd looks for it every 250 ms)"
@@ -174,6 +183,7 @@ impl FfbWriter {
                 if let Some(mut dev) = open.take() {
                     let _ = dev.stop(Instant::now(), &mut stats);
                     let _ = dev.set_leds(0);
+                    dev.restore_settings();
                 }
                 link.set_device_connected(false);
                 link.set_loop_stalled(false);
