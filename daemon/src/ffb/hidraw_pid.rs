@@ -589,6 +589,7 @@ impl HidrawPidWriter {
                         last_seq = (cmd.sequence, now);
                     }
                     let stalled = now.duration_since(last_seq.1) > STALL;
+                    link.set_loop_stalled(stalled && cmd.sequence != 0);
                     cmd.play = cmd.play && !stalled && !link.estop();
                     match open.take() {
                         None if now >= next_scan => {
@@ -627,6 +628,7 @@ impl HidrawPidWriter {
                     }
                 }
                 link.set_device_connected(false);
+                link.set_loop_stalled(false);
                 totals
             })?;
         Ok(HidrawPidWriter {
