@@ -291,19 +291,8 @@ fn mount_functionfs() -> Result<(), String> {
 /// FunctionFS v2 descriptors: full and high speed, each an interface (class HID), the HID
 /// class descriptor and one interrupt IN endpoint (64 bytes, every 1 ms).
 fn usb_descriptors() -> Vec<u8> {
-    let report_len = (desc::REPORT_DESCRIPTOR.len() as u16).to_le_bytes();
     let interface = [9u8, 0x04, 0, 0, 1, 0x03, 0, 0, 1];
-    let hid = [
-        9u8,
-        0x21,
-        0x11,
-        0x01,
-        0,
-        1,
-        0x22,
-        report_len[0],
-        report_len[1],
-    ];
+    let hid = hid_class_descriptor();
     let endpoint = |interval: u8| [7u8, 0x05, 0x81, 0x03, 64, 0, interval];
     let mut body = Vec::new();
     for interval in [1u8, 4] {
@@ -320,6 +309,12 @@ fn usb_descriptors() -> Vec<u8> {
     out.extend_from_slice(&3u32.to_le_bytes());
     out.extend_from_slice(&body);
     out
+}
+
+/// HID 1.11, no country, one class descriptor: the report descriptor and its length.
+fn hid_class_descriptor() -> [u8; 9] {
+    let [lo, hi] = (desc::REPORT_DESCRIPTOR.len() as u16).to_le_bytes();
+    [9, 0x21, 0x11, 0x01, 0, 1, 0x22, lo, hi]
 }
 
 /// One string (the interface name) in US English.
@@ -367,7 +362,7 @@ fn serve_setup(emulator: &Emulator, fd: i32, setup: [u8; 8]) {
     match (request_type, request) {
         // GET_DESCRIPTOR (standard, interface): the report descriptor or the HID descriptor.
         (0x81, 0x06) if kind == 0x22 => reply(fd, desc::REPORT_DESCRIPTOR, length),
-        (0x81, 0x06) if kind == 0x21 => reply(fd, &usb_descriptors()[20 + 9..20 + 18], length),
+        (0x81, 0x06) if kind == 0x21 => reply(fd, &hid_class_descriptor(), length),
         // SET_IDLE, SET_PROTOCOL: accepted.
         (0x21, 0x0a) | (0x21, 0x0b) => ack(fd),
         // SET_REPORT: the data stage carries the report (id first).
@@ -406,15 +401,16 @@ fn get_report(emulator: &Emulator, kind: u8, report_id: u8) -> Option<Vec<u8>> {
     let at = Instant::now();
     match (kind, report_id) {
         (3, id::BLOCK_LOAD) => {
-            let (block, status) = emulator.log.lock().expect("pid log").model.block_load;
-            let free = {
+            let (block, status, free) = {
                 let log = emulator.log.lock().expect("pid log");
-                log.model
+                let free = log
+                    .model
                     .blocks
                     .iter()
                     .skip(1)
                     .filter(|b| !b.allocated)
-                    .count() as u16
+                    .count();
+                (log.model.block_load.0, log.model.block_load.1, free as u16)
             };
             record(emulator, at, PidReport::BlockLoadRead { block, status });
             let [lo, hi] = (free * 64).to_le_bytes();
