@@ -17,8 +17,10 @@ use rigd::rt::stage::{RtStage, StopReason};
 
 use super::{g29_config, is_force, is_stop, start_ffb, wait_until, Hidg, Results, TickLoop};
 
-/// Ticks an FFB stage every millisecond (absolute deadlines) with a car at rest and no torque,
-/// driving off at the speed [`SpeedTicker::set_speed`] sets: what the condition effects key on.
+/// Ticks an FFB stage at most once a millisecond with a car at rest and no torque, driving off
+/// at the speed [`SpeedTicker::set_speed`] sets: what the condition effects key on. A late
+/// tick moves the schedule instead of catching up, so 500 ticks (the blend) never pass in a
+/// burst under emulation.
 pub struct SpeedTicker {
     speed_bits: Arc<AtomicU64>,
     quit: Arc<AtomicBool>,
@@ -32,13 +34,14 @@ impl SpeedTicker {
         let quit = Arc::new(AtomicBool::new(false));
         let (speed, q) = (speed_bits.clone(), quit.clone());
         let thread = std::thread::spawn(move || {
-            let start = Instant::now();
+            let mut deadline = Instant::now();
             let mut k = 0u32;
             while !q.load(Ordering::Acquire) {
                 k += 1;
-                let deadline = start + Duration::from_millis(u64::from(k));
-                if let Some(wait) = deadline.checked_duration_since(Instant::now()) {
-                    std::thread::sleep(wait);
+                deadline += Duration::from_millis(1);
+                match deadline.checked_duration_since(Instant::now()) {
+                    Some(wait) => std::thread::sleep(wait),
+                    None => deadline = Instant::now(),
                 }
                 let mut frame = Frame {
                     sequence: k,
@@ -335,7 +338,21 @@ pub fn test_uinput_conditions(r: &mut Results) {
     };
     let ticker = SpeedTicker::spawn(stage);
     let mut seen = Seen::default();
-    seen.pump(&mut dev, fd, Duration::from_millis(2500));
+    // Ramp (1 s) and blend in ticks plus an update period; longer under emulation.
+    let parked_until = Instant::now() + Duration::from_secs(6);
+    while Instant::now() < parked_until {
+        seen.pump(&mut dev, fd, Duration::from_millis(250));
+        let full = |kind| {
+            seen.uploads
+                .iter()
+                .rev()
+                .find(|(_, u)| u.kind == kind)
+                .is_some_and(|(_, u)| u.saturation == 3276)
+        };
+        if full(0x53) && full(0x55) {
+            break;
+        }
+    }
     let of_kind = |uploads: &[(Instant, Upload)], kind: u16| -> Vec<Upload> {
         uploads
             .iter()
@@ -362,7 +379,18 @@ pub fn test_uinput_conditions(r: &mut Results) {
     let ids = [last.map(|u| u.id), damper.map(|u| u.id)];
     let t_drive = Instant::now();
     ticker.set_speed(20.0);
-    seen.pump(&mut dev, fd, Duration::from_millis(1500));
+    let driving_until = Instant::now() + Duration::from_secs(4);
+    while Instant::now() < driving_until {
+        seen.pump(&mut dev, fd, Duration::from_millis(250));
+        let stopped = |id: Option<i16>| {
+            seen.stops
+                .iter()
+                .any(|(at, s)| Some(*s) == id && *at > t_drive)
+        };
+        if ids.iter().all(|id| stopped(*id)) {
+            break;
+        }
+    }
     let stopped: Vec<Option<Duration>> = ids
         .iter()
         .map(|id| {

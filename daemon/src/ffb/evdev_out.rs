@@ -267,7 +267,7 @@ impl OpenDevice {
         );
         let ff = device.supported_ff();
         let supports = |kind| ff.is_some_and(|ff| ff.contains(kind));
-        let conditions = EvdevConditions::new(&device, &name, supports, settings.replay_ms);
+        let conditions = EvdevConditions::new(&device, &name, supports);
         let effect = device.upload_ff_effect(constant(0, settings.replay_ms))?;
         let rate = settings
             .update_rate_hz
