@@ -47,7 +47,14 @@ pub fn test_pid_conditions(r: &mut Results, base: &PidBase, backend: &Backend) {
         );
     };
     let ticker = SpeedTicker::spawn(stage);
-    std::thread::sleep(Duration::from_millis(2500));
+    // Ramp (1 s) and blend (0.5 s) in ticks, then one update period; slower under emulation.
+    let full = |p: &[(u8, EffectType, ConditionParams)]| {
+        condition(p, EffectType::Spring).is_some_and(|s| near(s.positive_saturation, 4545))
+            && condition(p, EffectType::Damper).is_some_and(|d| near(d.positive_saturation, 4545))
+    };
+    super::wait_until(Duration::from_secs(6), || {
+        full(&base.model().conditions_at(Instant::now()))
+    });
     let model = base.model();
     let parked = model.conditions_at(Instant::now());
     let spring = condition(&parked, EffectType::Spring);

@@ -6,9 +6,12 @@
 //! Each kind is uploaded the first time its level is non-zero (so a base never holds an effect
 //! rigd does not use), updated in place only when its level changed and at most every
 //! [`UPDATE_PERIOD`], stopped when its level returns to zero, and stopped at once with the
-//! constant force ([`EvdevConditions::stop`]). Like the streamed constant force, every effect
-//! has a finite replay length and is re-played every half of it while it should run, so a
-//! hung daemon's conditions end by themselves; a dead one's are erased by the kernel.
+//! constant force ([`EvdevConditions::stop`]). Every effect has a finite replay length
+//! ([`REPLAY_MS`]) and is re-played every half of it while it should run, so a hung daemon's
+//! conditions end by themselves; a dead one's are erased by the kernel. The length is longer
+//! than the constant force's because condition effects are passive (they only resist the
+//! rim's angle or motion and cannot drive it away) and every report they cost competes with
+//! the constant force for the base's report budget (usbhid queues hid-pidff's reports).
 //!
 //! Drivers without condition effects (hid-lg4ff has only FF_CONSTANT and FF_AUTOCENTER) get
 //! nothing emulated: rigd says once per open that the base cannot run them. A failing upload
@@ -29,8 +32,10 @@ use super::evdev_out::DIRECTION_X;
 use super::stage::{ConditionLevel, Conditions};
 
 /// Condition levels change on the base at most this often (the ramp and the parked blend
-/// change them every tick; a PID base gets two Set Condition reports per update).
-pub const UPDATE_PERIOD: Duration = Duration::from_millis(50);
+/// change them every tick; a PID base gets two Set Condition reports and a start per update).
+pub const UPDATE_PERIOD: Duration = Duration::from_millis(100);
+/// Replay length of every condition effect, ms (re-played every half of it).
+pub const REPLAY_MS: u16 = 2000;
 
 /// `_IOW(type, nr, size)` of the kernel's ioctl encoding (x86, arm, riscv).
 const fn ioctl_write(kind: u8, nr: u8, size: usize) -> u64 {
@@ -217,13 +222,12 @@ pub struct EvdevConditions {
 }
 
 impl EvdevConditions {
-    /// For the open evdev device `device` (named `name` in messages) whose supported effects
-    /// are `supported_ff`; effects play `replay_ms` per refresh.
+    /// For the open evdev device `device` (named `name` in messages) for which `supported`
+    /// says which effect kinds its driver has.
     pub fn new(
         device: &impl AsFd,
         name: &str,
         supported: impl Fn(FFEffectCode) -> bool,
-        replay_ms: u16,
     ) -> EvdevConditions {
         let fd = device.as_fd().try_clone_to_owned().ok();
         EvdevConditions {
@@ -235,7 +239,7 @@ impl EvdevConditions {
             last_update: Instant::now()
                 .checked_sub(UPDATE_PERIOD)
                 .unwrap_or_else(Instant::now),
-            replay_ms,
+            replay_ms: REPLAY_MS,
             said_unsupported: false,
         }
     }

@@ -90,7 +90,7 @@ impl OpenDevice {
         );
         let ff = device.supported_ff();
         let supports = |kind| ff.is_some_and(|ff| ff.contains(kind));
-        let conditions = EvdevConditions::new(&device, &name, supports, settings.replay_ms);
+        let conditions = EvdevConditions::new(&device, &name, supports);
         let kind = DriverKind::from_pid_page(target.hid_pid);
         let mut effect = device.upload_ff_effect(constant(0, settings.replay_ms))?;
         let mut drained = None;
