@@ -2,14 +2,13 @@
 //! command ([`chain`]), the RT-thread stage that runs it ([`stage`]), the wait-free state it
 //! shares with the input layer and the runtime ([`link`]), and the writer thread that streams
 //! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]); which backend
-//! drives the device (`auto`, evdev, hidraw PID) is decided in [`backend`].
+//! drives the device (`auto`, evdev, hidraw PID) is decided in [`crate::devices::ffb_backend`].
 //!
 //! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot -> `rigd-ffb-out` thread ->
 //! `EVIOCSFF` on the wheel's event node. The runtime copies [`FfbLink::status`] into each
 //! frame's `ffb` field; the health thread logs each hold once and puts it in `STATUS=`
 //! ([`hold_log`]).
 
-pub mod backend;
 pub mod chain;
 pub mod evdev_out;
 pub mod hold_log;
@@ -23,9 +22,10 @@ use rig_config::devices::DevicesConfig;
 use rig_config::Config;
 
 use crate::devices;
+use crate::devices::ffb_backend;
+pub use crate::devices::ffb_backend::{Backend, BackendProbe};
 use crate::rt::handoff::latest_value;
 use crate::rt::stage::{RtStage, StopReason};
-pub use backend::{Backend, BackendProbe};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
 pub use link::FfbLink;
@@ -73,7 +73,7 @@ pub fn backend_for(config: &DevicesConfig) -> (Backend, String) {
         .and_then(|id| config.find_device(id))
         .and_then(devices::find);
     match found {
-        Some(device) => backend::choose(config.ffb.backend, &BackendProbe::of(&device.sys)),
+        Some(device) => ffb_backend::choose(config.ffb.backend, &BackendProbe::of(&device.sys)),
         None => (
             Backend::Evdev,
             "evdev (the FFB device is not plugged in yet; evdev drives it once it is)".to_string(),
