@@ -5,8 +5,9 @@
 //! names are added when udev made them. Capabilities (axes with ranges and resolution,
 //! buttons, FF effects) need the event node to be readable; when it is not, the listing says
 //! so and how to fix it instead of guessing. Force-feedback devices are listed with the
-//! backend rigd would drive them through and why ([`crate::ffb::backend`]).
+//! backend rigd would drive them through and why ([`ffb_backend`]).
 
+pub mod ffb_backend;
 pub mod hid_descriptor;
 pub mod sysfs;
 
@@ -17,8 +18,7 @@ use evdev::raw_stream::RawDevice;
 use evdev::{AbsoluteAxisCode, KeyCode};
 use rig_config::devices::{DeviceMatch, FfbBackend};
 
-use crate::ffb;
-use crate::ffb::backend::BackendProbe;
+use ffb_backend::BackendProbe;
 
 pub use sysfs::SysfsInput;
 
@@ -266,7 +266,7 @@ pub fn print_with_backend(
                     )?;
                 }
                 if c.has_constant_force() {
-                    let (_, why) = ffb::backend::choose(backend, &BackendProbe::of(s));
+                    let (_, why) = ffb_backend::choose(backend, &BackendProbe::of(s));
                     writeln!(out, "  ffb backend {why}")?;
                 }
             }

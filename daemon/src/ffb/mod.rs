@@ -5,7 +5,8 @@
 //! it to the kernel's evdev FF API and drives the shift lights ([`evdev_out`]), or, for HID
 //! PID direct-drive bases, the writer that speaks PID itself over hidraw ([`hidraw_pid`],
 //! protocol in [`pid`]; docs/pid-backend.md). Which backend drives the device (`auto`,
-//! evdev, hidraw PID) is decided in [`backend`].
+//! evdev, hidraw PID) is decided in
+//! [`crate::devices::ffb_backend`].
 //! The base's condition effects through evdev are in [`evdev_conditions`], the wheel
 //! settings applied at open and undone on exit in [`wheel_settings`].
 //!
@@ -14,7 +15,6 @@
 //! frame's `ffb` field; the health thread logs each hold once and puts it in `STATUS=`
 //! ([`hold_log`]).
 
-pub mod backend;
 pub mod chain;
 pub mod conditions;
 pub mod evdev_conditions;
@@ -34,9 +34,10 @@ use rig_config::devices::DevicesConfig;
 use rig_config::Config;
 
 use crate::devices;
+use crate::devices::ffb_backend;
+pub use crate::devices::ffb_backend::{Backend, BackendProbe};
 use crate::rt::handoff::latest_value;
 use crate::rt::stage::{RtStage, StopReason};
-pub use backend::{Backend, BackendProbe};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
 pub use conditions::DriveState;
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
@@ -94,7 +95,7 @@ pub fn backend_for(config: &DevicesConfig) -> (Backend, String) {
         .and_then(|id| config.find_device(id))
         .and_then(devices::find);
     match found {
-        Some(device) => backend::choose(config.ffb.backend, &BackendProbe::of(&device.sys)),
+        Some(device) => ffb_backend::choose(config.ffb.backend, &BackendProbe::of(&device.sys)),
         None => (
             Backend::Evdev,
             "evdev (the FFB device is not plugged in yet; evdev drives it once it is)".to_string(),

@@ -6,19 +6,20 @@
 //! hidraw write's completion paces it), else evdev, which works for every kernel FF driver.
 //! An explicit `hidraw` that the device cannot honour turns the force off on that device (the
 //! user asked for a path that is not there) and says how to fix it; `evdev` is always evdev.
-//! The daemon ([`super::output_stage`]) and `rigd devices` both use [`choose`].
+//! The FFB output (`crate::ffb::output_stage`) and `rigd devices` both use [`choose`]; it
+//! lives with the devices because it is about what a device offers.
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
 use rig_config::devices::FfbBackend;
 
-use crate::devices::SysfsInput;
+use super::SysfsInput;
 
 /// The backend a device gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
-    /// The kernel's evdev force-feedback API ([`super::FfbWriter`]).
+    /// The kernel's evdev force-feedback API (`crate::ffb::FfbWriter`).
     Evdev,
     /// rigd's own HID PID reports over the device's hidraw node.
     HidrawPid,
