@@ -648,6 +648,13 @@ impl HidrawPidWriter {
     }
 }
 
+impl HidrawPidWriter {
+    /// Stops the thread and waits at most `within` for its last zero and Stop All.
+    pub fn stop_within(&mut self, within: Duration) {
+        super::stop_writer_within(&self.quit, &mut self.thread, within);
+    }
+}
+
 impl Drop for HidrawPidWriter {
     fn drop(&mut self) {
         self.quit.store(true, Ordering::Release);

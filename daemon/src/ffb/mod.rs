@@ -70,6 +70,12 @@ impl RtStage for FfbOutputStage {
     fn resume(&mut self) {
         self.stage.resume();
     }
+    fn wait_stopped(&mut self, within: std::time::Duration) {
+        match &mut self._writer {
+            OutputWriter::Evdev { _writer: w } => w.stop_within(within),
+            OutputWriter::HidrawPid { _writer: w } => w.stop_within(within),
+        }
+    }
 }
 
 /// Finds the configured FFB device now, if it is plugged in and has FF_CONSTANT.
@@ -166,4 +172,23 @@ pub fn stage(config: &Config, link: &Arc<FfbLink>) -> Result<Option<FfbOutputSta
     }
     let dt_s = 1.0 / f64::from(config.realtime.rate_hz.max(1));
     output_stage(devices, dt_s, Arc::clone(link)).map(Some)
+}
+
+/// Asks a writer thread to stop (`quit`) and waits at most `within` for it to end, joining it
+/// when it did; a thread still busy after that is left to finish on its own. Returns its
+/// result when joined.
+fn stop_writer_within<T>(
+    quit: &std::sync::atomic::AtomicBool,
+    thread: &mut Option<std::thread::JoinHandle<T>>,
+    within: std::time::Duration,
+) -> Option<T> {
+    quit.store(true, std::sync::atomic::Ordering::Release);
+    let deadline = std::time::Instant::now() + within;
+    while thread.as_ref().is_some_and(|t| !t.is_finished()) {
+        if std::time::Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    thread.take().and_then(|t| t.join().ok())
 }

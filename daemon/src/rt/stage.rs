@@ -29,4 +29,8 @@ pub trait RtStage: Send {
     fn safe_stop(&mut self, reason: StopReason);
     /// Called when ticking resumes after a `Reload` safe stop (FFB ramps in again).
     fn resume(&mut self) {}
+    /// Called off the RT thread, after the last `safe_stop` and before the stage is dropped:
+    /// waits at most `within` until the stage's writer has put its device in the safe state
+    /// (so a process that exits right after still leaves its outputs safe).
+    fn wait_stopped(&mut self, _within: std::time::Duration) {}
 }

@@ -92,6 +92,9 @@ pub enum RunError {
 }
 
 /// Slots the RT thread publishes into: [0] health/status (main thread), [1] display.
+/// How long a stopping session waits for each output writer to leave its device safe (FFB
+/// zero, stop and clean-up) before the stages are dropped and the process may exit.
+const WRITER_STOP_WAIT: Duration = Duration::from_millis(100);
 const STATUS_SLOT: usize = 0;
 const SLOT_COUNT: usize = 2;
 
@@ -208,8 +211,14 @@ fn stop_session(
     shared.request(command);
     let exit = session.rt.join()?;
     let LoopParts {
-        sim, stages, slots, ..
+        sim,
+        mut stages,
+        slots,
+        ..
     } = exit.parts;
+    for stage in &mut stages {
+        stage.wait_stopped(WRITER_STOP_WAIT);
+    }
     drop(stages);
     drop(session._inputs);
     Ok((sim, slots, exit.panicked))

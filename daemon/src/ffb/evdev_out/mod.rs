@@ -206,6 +206,13 @@ impl FfbWriter {
     }
 }
 
+impl FfbWriter {
+    /// Stops the thread and waits at most `within` for its zero, stop and clean-up.
+    pub fn stop_within(&mut self, within: Duration) {
+        super::stop_writer_within(&self.quit, &mut self.thread, within);
+    }
+}
+
 impl Drop for FfbWriter {
     fn drop(&mut self) {
         self.quit.store(true, Ordering::Release);
