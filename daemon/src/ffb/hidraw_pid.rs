@@ -21,7 +21,8 @@
 //! - condition effects (`FfbCommand::conditions`): created when the device lists the type and
 //!   a coefficient becomes non-zero, Set Condition when the level changes, started and
 //!   refreshed like the constant force, stopped when the coefficient returns to zero;
-//! - stop, e-stop, stalled RT loop ([`STALL`], the evdev writer's rule), exit: Set Constant
+//! - stop, e-stop or a stopping session (`FfbLink::hold_zero`), stalled RT loop ([`STALL`],
+//!   the evdev writer's rule), exit: Set Constant
 //!   Force 0 first, then Effect Operation Stop and Block Free for every effect, and on exit
 //!   Device Control Stop All. Nothing non-zero follows the zero.
 //!
@@ -590,7 +591,7 @@ impl HidrawPidWriter {
                     }
                     let stalled = now.duration_since(last_seq.1) > STALL;
                     link.set_loop_stalled(stalled && cmd.sequence != 0);
-                    cmd.play = cmd.play && !stalled && !link.estop();
+                    cmd.play = cmd.play && !stalled && !link.hold_zero();
                     match open.take() {
                         None if now >= next_scan => {
                             next_scan = now + RESCAN;

@@ -26,6 +26,7 @@ pub struct FfbLink {
     rim_velocity_bits: AtomicU64,
     rim_known: AtomicBool,
     estop: AtomicBool,
+    stopping: AtomicBool,
     device_connected: AtomicBool,
     connections: AtomicU32,
     status_active: AtomicBool,
@@ -82,6 +83,20 @@ impl FfbLink {
     /// True while the e-stop is latched.
     pub fn estop(&self) -> bool {
         self.estop.load(Ordering::Acquire)
+    }
+
+    /// Main thread, the moment the session is to stop (signal, reload, terminal gone): the
+    /// writer zeroes the force at once, without waiting for the RT loop to notice and safe-stop
+    /// (a loop busy catching up can take several ticks). Never cleared: a session that stops
+    /// gets a new link.
+    pub fn begin_stopping(&self) {
+        self.stopping.store(true, Ordering::Release);
+    }
+
+    /// True once [`FfbLink::begin_stopping`] was called, or while the e-stop is latched:
+    /// the writer must hold zero force.
+    pub fn hold_zero(&self) -> bool {
+        self.estop() || self.stopping.load(Ordering::Acquire)
     }
 
     /// Writer thread: the FFB device is open (true) or gone (false).
@@ -171,5 +186,24 @@ impl FfbLink {
             clipping_share: f64::from_bits(self.status_clip_share_bits.load(Ordering::Relaxed)),
             hold: FfbHold::from_code(self.status_hold.load(Ordering::Relaxed)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopping_session_holds_zero_for_good_and_the_estop_only_while_latched() {
+        let link = FfbLink::new();
+        assert!(!link.hold_zero());
+        link.set_estop(true);
+        assert!(link.hold_zero());
+        link.set_estop(false);
+        assert!(!link.hold_zero());
+        link.begin_stopping();
+        assert!(link.hold_zero());
+        link.set_estop(false);
+        assert!(link.hold_zero(), "nothing clears a stop");
     }
 }

@@ -208,6 +208,7 @@ fn stop_session(
     shared: &LoopShared,
     command: Command,
 ) -> Result<(Simulation, FrameSlots, bool)> {
+    session.ffb.begin_stopping();
     shared.request(command);
     let exit = session.rt.join()?;
     let LoopParts {

@@ -47,7 +47,7 @@ if [ "$accel" = auto ]; then
 fi
 case "$accel" in
     kvm) accel_args=(-accel kvm -cpu host) ;;
-    tcg) accel_args=(-accel tcg -cpu max) ;;
+    tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
     *) die "--accel must be auto, tcg or kvm (got '$accel')" ;;
 esac
 
@@ -56,7 +56,7 @@ cmdline="console=ttyS0 quiet panic=-1 mitigations=off i8042.nokbd i8042.noaux 82
 echo "[vmrig run] accel=$accel timeout=${timeout_s}s log=$log" >&2
 started=$(date +%s)
 set +e
-timeout --kill-after=5 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 512 \
+timeout --kill-after=5 "$timeout_s" qemu-system-x86_64 "${accel_args[@]}" -smp 2 -m 512 \
     -nodefaults -no-reboot -display none -serial stdio \
     -kernel "$out/vmlinux" -initrd "$out/initramfs.cpio.gz" -append "$cmdline" \
     < /dev/null > "$log" 2>&1

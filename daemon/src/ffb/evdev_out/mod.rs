@@ -20,7 +20,8 @@
 //! when the level changed, plus the keep-alive. Commands are never queued: the thread samples
 //! the latest value every millisecond, so the kernel never holds more than about one report
 //! in front of a stop. Zero force (zero level first, then the stop) is sent at once, without
-//! waiting for the rate cap, when the stage asks for it, when the e-stop is latched, or when
+//! waiting for the rate cap, when the stage asks for it, when the e-stop is latched or the session is stopping
+//! ([`FfbLink::hold_zero`]), or when
 //! the RT loop stalls (its sequence stops advancing for `STALL`; the link then says the loop
 //! stalled). A vanished device is closed and looked for again every 250 ms; on return the
 //! stage ramps in from zero. Why a device cannot be opened is logged once per distinct reason.
@@ -162,7 +163,7 @@ impl FfbWriter {
                         }
                         None => {}
                         Some(dev) => {
-                            let play = cmd.play && !stalled && !link.estop();
+                            let play = cmd.play && !stalled && !link.hold_zero();
                             let level = if play { cmd.level } else { 0 };
                             let leds = if stalled { 0 } else { cmd.leds };
                             let applied =
