@@ -24,7 +24,8 @@
 //! - stop, e-stop or a stopping session (`FfbLink::hold_zero`), stalled RT loop ([`STALL`],
 //!   the evdev writer's rule), exit: Set Constant
 //!   Force 0 first, then Effect Operation Stop and Block Free for every effect, and on exit
-//!   Device Control Stop All. Nothing non-zero follows the zero.
+//!   Device Control Stop All (and Device Gain back to full if rigd lowered it). Nothing
+//!   non-zero follows the zero.
 //!
 //! Faults: a node rigd may not open (with the udev rule that fixes it), a descriptor it cannot
 //! use, a write that fails or takes longer than [`SLOW_WRITE`]: one log line naming the
@@ -539,6 +540,12 @@ impl<P: PidPort> Session<P> {
         let halted = self.halt();
         if let Some(report) = self.layout.encode_device_control(Control::StopAll) {
             self.send(&report, "Device Control")?;
+        }
+        // A gain rigd lowered goes back to full, as the evdev path leaves it (FF_GAIN 100 %).
+        if self.settings.device_gain != i16::MAX {
+            if let Some(report) = self.layout.encode_device_gain(i16::MAX) {
+                self.send(&report, "Device Gain")?;
+            }
         }
         halted.map(|()| self.stats)
     }
