@@ -97,6 +97,28 @@ impl Default for HidrawPidSettings {
     }
 }
 
+/// The `[devices.ffb]` wheel settings this backend cannot apply, each as a message with the
+/// fix: HID PID has no rotation range, and rigd's PID writer runs no autocentre spring of
+/// its own (the stage's centring spring does that job while parked).
+pub fn unsupported_settings(ffb: &FfbConfig) -> Vec<String> {
+    let mut said = Vec::new();
+    if let Some(range) = ffb.rotation_range_deg {
+        said.push(format!(
+            "rotation_range_deg = {range} cannot be set on a HID PID base (the protocol has no \
+             range): set the range in the base's own tool and remove the key"
+        ));
+    }
+    if ffb.autocentre_percent > 0.0 {
+        said.push(format!(
+            "autocentre_percent = {} is not applied by the hidraw PID backend: use \
+             centring_spring_nm_per_deg for a centring spring, or backend = \"evdev\" for the \
+             kernel's autocentre",
+            ffb.autocentre_percent
+        ));
+    }
+    said
+}
+
 /// Why the backend cannot drive a device; every message names the device and the fix.
 #[derive(Debug, Error)]
 pub enum PidError {
@@ -697,6 +719,18 @@ mod tests {
     use super::super::pid::test_descriptors::{base, Variant, FULL};
     use super::super::stage::Conditions;
     use super::*;
+
+    #[test]
+    fn range_and_autocentre_are_said_not_silently_dropped() {
+        let mut ffb = FfbConfig::default();
+        assert!(unsupported_settings(&ffb).is_empty());
+        ffb.rotation_range_deg = Some(540);
+        ffb.autocentre_percent = 30.0;
+        let said = unsupported_settings(&ffb);
+        assert_eq!(said.len(), 2);
+        assert!(said[0].contains("540") && said[0].contains("base's own tool"));
+        assert!(said[1].contains("centring_spring_nm_per_deg"));
+    }
 
     /// What the device side decoded, in order.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -119,7 +119,12 @@ pub fn output_stage(
     let (backend, why) = backend_for(devices);
     match backend {
         Backend::Evdev => tracing::info!("force feedback backend: {why}"),
-        Backend::HidrawPid => tracing::info!("force feedback backend: {why}"),
+        Backend::HidrawPid => {
+            tracing::info!("force feedback backend: {why}");
+            for unsupported in hidraw_pid::unsupported_settings(&devices.ffb) {
+                tracing::warn!("{unsupported}");
+            }
+        }
         Backend::Off => tracing::warn!("force feedback {why}"),
     }
     let (commands_in, commands_out) = latest_value(FfbCommand::default());
