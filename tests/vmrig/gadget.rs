@@ -87,7 +87,10 @@ pub fn attach() -> Result<Attached, String> {
     }
     let udc = first_udc()?;
     write(&Path::new(GADGET).join("UDC"), udc.as_bytes())?;
-    let evdev = wait_for(Duration::from_secs(8), find_ff_event_node).ok_or_else(|| {
+    let evdev = wait_for(Duration::from_secs(8), || {
+        find_ff_event_node(VENDOR_ID, PRODUCT_ID)
+    })
+    .ok_or_else(|| {
         format!(
             "no evdev node with force feedback for {VENDOR_ID:04x}:{PRODUCT_ID:04x} 8 s after \
              binding to {udc} (did hid-logitech load? see the module lines of the serial log)"
@@ -100,7 +103,7 @@ pub fn attach() -> Result<Attached, String> {
     .ok_or_else(|| format!("{DEVICE_SIDE} did not appear (is usb_f_hid loaded?)"))?;
     Ok(Attached {
         evdev,
-        hidraw: find_hidraw(),
+        hidraw: find_hidraw(VENDOR_ID, PRODUCT_ID),
         device_side,
     })
 }
@@ -163,9 +166,10 @@ fn first_udc() -> Result<String, String> {
         .ok_or_else(|| "no UDC in /sys/class/udc (is dummy_hcd loaded?)".to_string())
 }
 
-/// `/dev/input/eventN` of the wheel: matching ids and a non-empty `ff` capability mask (the
-/// joystick node of hid-logitech, not a keyboard-like sibling).
-fn find_ff_event_node() -> Option<PathBuf> {
+/// `/dev/input/eventN` of the USB device `vendor:product`: matching ids and a non-empty `ff`
+/// capability mask (the joystick node with force feedback, not a keyboard-like sibling).
+/// Shared with the emulated PID base ([`super::pid_gadget`]).
+pub fn find_ff_event_node(vendor: u16, product: u16) -> Option<PathBuf> {
     for entry in fs::read_dir("/sys/class/input")
         .ok()?
         .filter_map(Result::ok)
@@ -182,8 +186,8 @@ fn find_ff_event_node() -> Option<PathBuf> {
         };
         let ff = fs::read_to_string(device.join("capabilities/ff")).unwrap_or_default();
         let node = Path::new("/dev/input").join(&name);
-        if id("vendor") == Some(VENDOR_ID)
-            && id("product") == Some(PRODUCT_ID)
+        if id("vendor") == Some(vendor)
+            && id("product") == Some(product)
             && !matches!(ff.trim(), "" | "0")
             && node.exists()
         {
@@ -193,9 +197,10 @@ fn find_ff_event_node() -> Option<PathBuf> {
     None
 }
 
-/// `/dev/hidrawN` whose HID device name carries the wheel's ids (`0003:046D:C24F.000N`).
-fn find_hidraw() -> Option<PathBuf> {
-    let ids = format!("{VENDOR_ID:04X}:{PRODUCT_ID:04X}");
+/// `/dev/hidrawN` whose HID device name carries the ids `vendor:product`
+/// (`0003:046D:C24F.000N` for the G29).
+pub fn find_hidraw(vendor: u16, product: u16) -> Option<PathBuf> {
+    let ids = format!("{vendor:04X}:{product:04X}");
     fs::read_dir("/sys/class/hidraw")
         .ok()?
         .filter_map(Result::ok)
@@ -206,7 +211,8 @@ fn find_hidraw() -> Option<PathBuf> {
         .map(|entry| Path::new("/dev").join(entry.file_name()))
 }
 
-fn wait_for<T>(timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+/// Polls `probe` every 20 ms until it finds something or `timeout` passes.
+pub fn wait_for<T>(timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
     let end = Instant::now() + timeout;
     loop {
         if let Some(found) = probe() {
@@ -219,7 +225,8 @@ fn wait_for<T>(timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> Optio
     }
 }
 
-fn make_dir(path: &Path) -> Result<(), String> {
+/// Creates a configfs directory; one that exists already is fine.
+pub fn make_dir(path: &Path) -> Result<(), String> {
     match fs::create_dir(path) {
         Err(e) if e.kind() != ErrorKind::AlreadyExists => {
             Err(format!("cannot create {}: {e}", path.display()))
@@ -228,6 +235,7 @@ fn make_dir(path: &Path) -> Result<(), String> {
     }
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+/// Writes a configfs or sysfs attribute, with the path in the error.
+pub fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
     fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

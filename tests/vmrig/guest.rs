@@ -693,7 +693,22 @@ fn test_latency(r: &mut Results, hidg: &mut Hidg) -> Vec<f64> {
     }
     let _ = ticks.finish();
     drop(input);
-    let mut sorted = samples.clone();
+    report_latency(
+        r,
+        "latency-input-to-ffb",
+        "RIGD-VMRIG-LATENCY",
+        &samples,
+        reports,
+    );
+    samples
+}
+
+/// Prints the benchmark line `<line> samples=N p50_ms= p99_ms= max_ms= reports=N` for
+/// `samples` (ms) and checks `name`: at least 100 samples and p99 under 50 ms. Under TCG
+/// emulation the guest runs several times slower than hardware, so the bound only catches
+/// queueing (latency growing with the run); the numbers go to docs/BENCHMARKS.md.
+fn report_latency(r: &mut Results, name: &str, line: &str, samples: &[f64], reports: usize) {
+    let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     let pct = |q: f64| {
         if sorted.is_empty() {
@@ -703,16 +718,14 @@ fn test_latency(r: &mut Results, hidg: &mut Hidg) -> Vec<f64> {
         }
     };
     println!(
-        "RIGD-VMRIG-LATENCY samples={} p50_ms={:.2} p99_ms={:.2} max_ms={:.2} reports={reports}",
+        "{line} samples={} p50_ms={:.2} p99_ms={:.2} max_ms={:.2} reports={reports}",
         sorted.len(),
         pct(0.5),
         pct(0.99),
         pct(1.0)
     );
-    // Under TCG emulation the guest runs several times slower than hardware: the bound here
-    // only catches queueing (latency growing with the run), the numbers go to BENCHMARKS.md.
     r.check(
-        "latency-input-to-ffb",
+        name,
         sorted.len() >= 100 && pct(0.99) < 50.0,
         format!(
             "p50 {:.2} ms p99 {:.2} ms over {} flips",
@@ -721,7 +734,6 @@ fn test_latency(r: &mut Results, hidg: &mut Hidg) -> Vec<f64> {
             sorted.len()
         ),
     );
-    samples
 }
 
 /// uinput wheel with FF: the upload/update/play/erase sequence as the uinput side sees it, and

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use super::gadget::{find_ff_event_node, find_hidraw, make_dir, wait_for, write};
 use super::pid_descriptor::{self as desc, id};
 use super::pid_model::{DeviceModel, PidEvent, PidReport};
 
@@ -96,7 +97,10 @@ pub fn attach() -> Result<PidBase, String> {
     };
     let udc = pick_udc()?;
     write(&Path::new(GADGET).join("UDC"), udc.as_bytes())?;
-    let evdev = wait_for(Duration::from_secs(10), find_ff_event_node).ok_or_else(|| {
+    let evdev = wait_for(Duration::from_secs(10), || {
+        find_ff_event_node(VENDOR_ID, PRODUCT_ID)
+    })
+    .ok_or_else(|| {
         format!(
             "no evdev node with force feedback for {VID_PID} 10 s after binding to {udc} \
              (did hid-pidff accept the descriptor? see the kernel lines of the serial log)"
@@ -104,7 +108,7 @@ pub fn attach() -> Result<PidBase, String> {
     })?;
     Ok(PidBase {
         evdev,
-        hidraw: find_hidraw(),
+        hidraw: find_hidraw(VENDOR_ID, PRODUCT_ID),
         emulator,
     })
 }
@@ -502,72 +506,4 @@ fn pick_udc() -> Result<String, String> {
     names
         .pop()
         .ok_or_else(|| "no UDC in /sys/class/udc (is dummy_hcd loaded?)".to_string())
-}
-
-/// `/dev/input/eventN` of the base: matching ids and a non-empty `ff` capability mask.
-fn find_ff_event_node() -> Option<PathBuf> {
-    for entry in fs::read_dir("/sys/class/input")
-        .ok()?
-        .filter_map(Result::ok)
-    {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.starts_with("event") {
-            continue;
-        }
-        let device = entry.path().join("device");
-        let id = |field: &str| {
-            fs::read_to_string(device.join("id").join(field))
-                .ok()
-                .and_then(|s| u16::from_str_radix(s.trim(), 16).ok())
-        };
-        let ff = fs::read_to_string(device.join("capabilities/ff")).unwrap_or_default();
-        let node = Path::new("/dev/input").join(&name);
-        if id("vendor") == Some(VENDOR_ID)
-            && id("product") == Some(PRODUCT_ID)
-            && !matches!(ff.trim(), "" | "0")
-            && node.exists()
-        {
-            return Some(node);
-        }
-    }
-    None
-}
-
-/// `/dev/hidrawN` whose HID device name carries the base's ids (`0003:1209:FFB0.000N`).
-fn find_hidraw() -> Option<PathBuf> {
-    let ids = format!("{VENDOR_ID:04X}:{PRODUCT_ID:04X}");
-    fs::read_dir("/sys/class/hidraw")
-        .ok()?
-        .filter_map(Result::ok)
-        .find(|entry| {
-            fs::read_link(entry.path().join("device"))
-                .is_ok_and(|target| target.to_string_lossy().contains(&ids))
-        })
-        .map(|entry| Path::new("/dev").join(entry.file_name()))
-}
-
-fn wait_for<T>(timeout: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
-    let end = Instant::now() + timeout;
-    loop {
-        if let Some(found) = probe() {
-            return Some(found);
-        }
-        if Instant::now() >= end {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn make_dir(path: &Path) -> Result<(), String> {
-    match fs::create_dir(path) {
-        Err(e) if e.kind() != ErrorKind::AlreadyExists => {
-            Err(format!("cannot create {}: {e}", path.display()))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
