@@ -49,15 +49,22 @@ pub use stage::{ConditionLevel, Conditions, FfbCommand, FfbStage};
 #[derive(Debug)]
 pub struct FfbOutputStage {
     stage: FfbStage,
-    _writer: OutputWriter,
+    writer: OutputWriter,
 }
 
-/// The writer thread behind a stage: evdev, or hidraw PID for direct-drive bases. Held only
-/// for its `Drop` (which signals the thread to stop the force and close the device).
+/// The writer thread behind a stage: evdev, or hidraw PID for direct-drive bases. Dropping it
+/// signals the thread to stop the force and close the device; [`RtStage::wait_stopped`]
+/// also waits for that.
 #[derive(Debug)]
 enum OutputWriter {
-    Evdev { _writer: FfbWriter },
-    HidrawPid { _writer: HidrawPidWriter },
+    Evdev {
+        writer: FfbWriter,
+    },
+    HidrawPid {
+        writer: HidrawPidWriter,
+    },
+    /// The configured backend cannot drive the device: force stays off.
+    None,
 }
 
 impl RtStage for FfbOutputStage {
@@ -71,9 +78,10 @@ impl RtStage for FfbOutputStage {
         self.stage.resume();
     }
     fn wait_stopped(&mut self, within: std::time::Duration) {
-        match &mut self._writer {
-            OutputWriter::Evdev { _writer: w } => w.stop_within(within),
-            OutputWriter::HidrawPid { _writer: w } => w.stop_within(within),
+        match &mut self.writer {
+            OutputWriter::Evdev { writer } => writer.stop_within(within),
+            OutputWriter::HidrawPid { writer } => writer.stop_within(within),
+            OutputWriter::None => {}
         }
     }
 }
@@ -117,47 +125,44 @@ pub fn output_stage(
     link: Arc<FfbLink>,
 ) -> Result<FfbOutputStage> {
     let (backend, why) = backend_for(devices);
-    match backend {
-        Backend::Evdev => tracing::info!("force feedback backend: {why}"),
+    let (commands_in, commands_out) = latest_value(FfbCommand::default());
+    let wanted = devices.clone();
+    let writer = match backend {
+        Backend::Evdev => {
+            tracing::info!("force feedback backend: {why}");
+            OutputWriter::Evdev {
+                writer: FfbWriter::spawn(
+                    move || locate_target(&wanted),
+                    commands_out,
+                    link.clone(),
+                    WriterSettings::from_config(&devices.ffb),
+                )?,
+            }
+        }
         Backend::HidrawPid => {
             tracing::info!("force feedback backend: {why}");
             for unsupported in hidraw_pid::unsupported_settings(&devices.ffb) {
                 tracing::warn!("{unsupported}");
             }
+            OutputWriter::HidrawPid {
+                writer: HidrawPidWriter::spawn(
+                    move || locate_pid_node(&wanted),
+                    commands_out,
+                    link.clone(),
+                    HidrawPidSettings::from_config(&devices.ffb),
+                )?,
+            }
         }
-        Backend::Off => tracing::warn!("force feedback {why}"),
-    }
-    let (commands_in, commands_out) = latest_value(FfbCommand::default());
-    let wanted = devices.clone();
-    let writer = match backend {
-        Backend::Evdev => OutputWriter::Evdev {
-            _writer: FfbWriter::spawn(
-                move || locate_target(&wanted),
-                commands_out,
-                link.clone(),
-                WriterSettings::from_config(&devices.ffb),
-            )?,
-        },
-        Backend::HidrawPid => OutputWriter::HidrawPid {
-            _writer: HidrawPidWriter::spawn(
-                move || locate_pid_node(&wanted),
-                commands_out,
-                link.clone(),
-                HidrawPidSettings::from_config(&devices.ffb),
-            )?,
-        },
-        Backend::Off => OutputWriter::Evdev {
-            _writer: FfbWriter::spawn(
-                || None,
-                commands_out,
-                link.clone(),
-                WriterSettings::from_config(&devices.ffb),
-            )?,
-        },
+        // No writer thread: the link never sees a device, so the stage holds zero and says
+        // "no device" like for an unplugged wheel.
+        Backend::Off => {
+            tracing::warn!("force feedback {why}");
+            OutputWriter::None
+        }
     };
     Ok(FfbOutputStage {
         stage: FfbStage::new(devices, dt_s, link, commands_in),
-        _writer: writer,
+        writer,
     })
 }
 
