@@ -328,7 +328,9 @@ pub struct FfbConfig {
     /// axis. Through evdev only drivers with a sysfs `range` attribute (hid-lg4ff) can do it.
     pub rotation_range_deg: Option<u16>,
     /// The base's own centring spring (FF_AUTOCENTER), percent; 0 (the default) leaves rigd's
-    /// forces alone on the rim. Switched off again on exit.
+    /// forces alone on the rim. Switched off again on exit. A base without one (HID PID) gets
+    /// it as rigd's spring effect: that share of full stiffness, at most that share of
+    /// `torque_cap_nm`.
     pub autocentre_percent: f64,
     /// The base's overall gain (FF_GAIN, PID Device Gain), percent; 100 again on exit.
     pub device_gain_percent: f64,

@@ -947,6 +947,7 @@ fn test_pid_base(r: &mut Results) {
     let evdev = &pid_checks::EVDEV;
     pid_checks::test_pid_force(r, &base, evdev);
     pid_condition_checks::test_pid_conditions(r, &base, evdev);
+    pid_condition_checks::test_pid_autocentre(r, &base, evdev);
     for hz in [250, 500, 1000] {
         pid_checks::test_pid_rate(r, &base, evdev, hz);
     }

@@ -123,3 +123,56 @@ pub fn test_pid_conditions(r: &mut Results, base: &PidBase, backend: &Backend) {
         format!("Device Gain reports {gains:?}"),
     );
 }
+
+/// `autocentre_percent = 30` on a base without an autocentre of its own (hid-pidff reports no
+/// FF_AUTOCENTER for it): rigd runs it as a spring while driving, 30 % of the full
+/// coefficient and 30 % of the torque cap (the whole 2.2 N m here), with the centring spring
+/// off; on exit the spring stops with the force.
+pub fn test_pid_autocentre(r: &mut Results, base: &PidBase, backend: &Backend) {
+    let name = format!("pid-{}-autocentre", backend.label);
+    let extra = format!(
+        "{}\nautocentre_percent = 30\ncentring_spring_nm_per_deg = 0.0\n\
+         centring_damper_percent = 0.0",
+        backend.ffb_extra
+    );
+    let config = pid_config(&extra);
+    let link = FfbLink::new();
+    let Some(stage) = (backend.start)(&config, link.clone()) else {
+        return r.check(&name, false, "the FFB writer did not start");
+    };
+    let ticker = SpeedTicker::spawn(stage);
+    ticker.set_speed(20.0);
+    // 0.3 of full scale on the base's 0 ..= 10000 scale, after the 1 s ramp.
+    let at_level = |p: &[(u8, EffectType, ConditionParams)]| {
+        condition(p, EffectType::Spring).is_some_and(|s| {
+            near(s.positive_coefficient, 3000)
+                && near(s.negative_coefficient, 3000)
+                && near(s.positive_saturation, 3000)
+                && s.cp_offset == 0
+        })
+    };
+    super::wait_until(Duration::from_secs(6), || {
+        at_level(&base.model().conditions_at(Instant::now()))
+    });
+    let driving = base.model().conditions_at(Instant::now());
+    let ok_driving = at_level(&driving)
+        && condition(&driving, EffectType::Damper).is_none()
+        && link.spring_autocentre();
+    let exit_mark = base.mark();
+    drop(ticker.finish());
+    std::thread::sleep(Duration::from_millis(500));
+    let after = base.model().conditions_at(Instant::now());
+    let later_conditions = base
+        .events_since(exit_mark)
+        .iter()
+        .filter(|e| matches!(e.report, PidReport::SetCondition { .. }))
+        .count();
+    r.check(
+        &name,
+        ok_driving && after.is_empty(),
+        format!(
+            "driving at 20 m/s: {driving:?} (want a spring of 3000/3000, no damper); after exit: \
+             {after:?}, {later_conditions} Set Condition reports after the stop"
+        ),
+    );
+}

@@ -44,6 +44,7 @@ pub fn run_all(r: &mut Results, base: &PidBase) {
     pid_checks::test_pid_daemon_signals(r, base, &HIDRAW, Duration::from_millis(50));
     test_hidraw_conditions(r, base);
     super::pid_condition_checks::test_pid_conditions(r, base, &HIDRAW);
+    super::pid_condition_checks::test_pid_autocentre(r, base, &HIDRAW);
     pid_checks::test_pid_latency(r, base, &HIDRAW);
 }
 

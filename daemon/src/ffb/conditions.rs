@@ -14,6 +14,13 @@
 //! `k * range / 2 / base_max`. Damper and inertia coefficients are shares of the base's own
 //! full coefficient (the base decides what speed is "full"), friction is a torque.
 //!
+//! Autocentre: a base without an autocentre of its own (no FF_AUTOCENTER: every base on the
+//! hidraw PID backend, and hid-pidff bases whose autocentre method the kernel does not know)
+//! gets `autocentre_percent` from here, as part of the spring: coefficient that share of the
+//! full coefficient, largest force that share of the torque cap, whether driving or parked
+//! (the writer says which bases need it through the link). Where both run, the spring is the
+//! stronger of the centring spring and the autocentre in each part.
+//!
 //! Safety: every coefficient and saturation is scaled by the constant force's safety ramp
 //! (so both restart from zero after a resume, reconnect or e-stop re-arm), each saturation is
 //! at most `torque_cap_nm / base_max_torque_nm`, and the saturations together never exceed
@@ -58,6 +65,8 @@ pub struct ConditionParams {
     pub feel_inertia: f64,
     /// Torque cap as a share of the base's maximum.
     pub cap: f64,
+    /// `autocentre_percent` as a share, for bases that have no autocentre of their own.
+    pub autocentre: f64,
 }
 
 fn share(value: f64) -> f64 {
@@ -84,6 +93,7 @@ impl ConditionParams {
             feel_damper: share(ffb.feel_damper_percent / 100.0),
             feel_inertia: share(ffb.feel_inertia_percent / 100.0),
             cap,
+            autocentre: share(ffb.autocentre_percent / 100.0),
         }
     }
 }
@@ -94,6 +104,7 @@ pub struct ConditionShaper {
     params: ConditionParams,
     blend_step: f64,
     blend: f64,
+    spring_autocentre: bool,
 }
 
 /// A level in device units (rounded down, so never above the share); all zero when either
@@ -117,7 +128,13 @@ impl ConditionShaper {
             params,
             blend_step: (dt_s / CENTRING_BLEND_S).clamp(0.0, 1.0),
             blend: 0.0,
+            spring_autocentre: false,
         }
+    }
+
+    /// Whether the open base needs the autocentre run as a spring (it has none of its own).
+    pub fn set_spring_autocentre(&mut self, by_stage: bool) {
+        self.spring_autocentre = by_stage;
     }
 
     /// How far the centring terms are blended in, 0 ..= 1.
@@ -140,7 +157,15 @@ impl ConditionShaper {
         let blend = self.blend;
         let ramp = share(ramp);
 
-        let spring = (p.spring_coefficient * blend, p.centring_saturation * blend);
+        let autocentre = if self.spring_autocentre {
+            p.autocentre
+        } else {
+            0.0
+        };
+        let spring = (
+            (p.spring_coefficient * blend).max(autocentre),
+            (p.centring_saturation * blend).max(autocentre * p.cap),
+        );
         let damper_coefficient = (p.feel_damper + p.centring_damper * blend).min(1.0);
         let damper_saturation = if p.feel_damper > 0.0 {
             p.cap
@@ -285,6 +310,50 @@ mod tests {
         assert!(c.inertia.coefficient > 0 && c.damper.coefficient > 0);
     }
 
+    #[test]
+    fn a_base_without_its_own_autocentre_gets_it_as_the_spring_driving_or_parked() {
+        let cfg = FfbConfig {
+            autocentre_percent: 30.0,
+            centring_spring_nm_per_deg: 0.0,
+            ..dd_config()
+        };
+        let mut s = shaper(&cfg);
+        // The base does it itself (FF_AUTOCENTER): nothing here while driving.
+        assert_eq!(
+            run(&mut s, 20.0, PARKED, 10).spring,
+            ConditionLevel::default()
+        );
+        s.set_spring_autocentre(true);
+        let driving = run(&mut s, 20.0, PARKED, 10);
+        // 30 % of the full coefficient, and at most 30 % of the 10 N m cap (0.5 of 20 N m).
+        assert_eq!(
+            driving.spring.coefficient,
+            (0.3 * 32767.0f64).floor() as i16
+        );
+        assert_eq!(
+            driving.spring.saturation,
+            (0.15 * 32767.0f64).floor() as i16
+        );
+        // It rides the safety ramp like every other term.
+        assert_eq!(s.step(20.0, PARKED, 0.0).spring, ConditionLevel::default());
+        // Parked, the stronger of the two springs in each part (centring: 1 N m = 0.05).
+        let parked_cfg = FfbConfig {
+            autocentre_percent: 30.0,
+            ..dd_config()
+        };
+        let mut s = shaper(&parked_cfg);
+        s.set_spring_autocentre(true);
+        let parked = run(&mut s, 0.0, PARKED, 600);
+        assert_eq!(
+            parked.spring.coefficient,
+            (0.45 * 32767.0f64).floor() as i16
+        );
+        assert!(
+            i32::from(parked.spring.saturation) + i32::from(parked.damper.saturation)
+                <= (0.5 * 32767.0f64) as i32 + 1
+        );
+    }
+
     proptest! {
         #[test]
         fn saturations_never_exceed_the_cap_share(
@@ -296,6 +365,8 @@ mod tests {
             friction in 0.0f64..50.0,
             feel_damper in 0.0f64..100.0,
             inertia in 0.0f64..100.0,
+            autocentre in 0.0f64..100.0,
+            spring_autocentre in any::<bool>(),
             speeds in proptest::collection::vec(prop_oneof![any::<f64>(), 0.0f64..5.0], 1..200),
             ramp in prop_oneof![any::<f64>(), 0.0f64..1.0],
             robot in any::<bool>(),
@@ -309,9 +380,11 @@ mod tests {
                 feel_friction_nm: friction,
                 feel_damper_percent: feel_damper,
                 feel_inertia_percent: inertia,
+                autocentre_percent: autocentre,
                 ..FfbConfig::default()
             };
             let mut s = shaper(&cfg);
+            s.set_spring_autocentre(spring_autocentre);
             let cap = cap_share * 32767.0 + 1.0;
             for speed in speeds {
                 let drive = DriveState { robot_drives: robot, resetting: false };

@@ -74,6 +74,8 @@ pub struct HidrawPidSettings {
     pub refresh: Duration,
     /// Overall Device Gain, a share 0 ..= 32767 of the device maximum.
     pub device_gain: i16,
+    /// `autocentre_percent` is set: the stage runs it as a spring, which the base must take.
+    pub autocentre: bool,
 }
 
 impl HidrawPidSettings {
@@ -82,6 +84,7 @@ impl HidrawPidSettings {
         let share = (ffb.device_gain_percent / 100.0).clamp(0.0, 1.0);
         HidrawPidSettings {
             device_gain: (share * f64::from(i16::MAX)).round() as i16,
+            autocentre: ffb.autocentre_percent > 0.0,
             ..HidrawPidSettings::default()
         }
     }
@@ -93,30 +96,24 @@ impl Default for HidrawPidSettings {
             effect_duration_ms: 30,
             refresh: Duration::from_millis(10),
             device_gain: i16::MAX,
+            autocentre: false,
         }
     }
 }
 
 /// The `[devices.ffb]` wheel settings this backend cannot apply, each as a message with the
-/// fix: HID PID has no rotation range, and rigd's PID writer runs no autocentre spring of
-/// its own (the stage's centring spring does that job while parked).
+/// fix: HID PID has no rotation range. (`autocentre_percent` runs as the stage's spring,
+/// [`super::conditions`]; `device_gain_percent` is the Device Gain report.)
 pub fn unsupported_settings(ffb: &FfbConfig) -> Vec<String> {
-    let mut said = Vec::new();
-    if let Some(range) = ffb.rotation_range_deg {
-        said.push(format!(
-            "rotation_range_deg = {range} cannot be set on a HID PID base (the protocol has no \
-             range): set the range in the base's own tool and remove the key"
-        ));
-    }
-    if ffb.autocentre_percent > 0.0 {
-        said.push(format!(
-            "autocentre_percent = {} is not applied by the hidraw PID backend: use \
-             centring_spring_nm_per_deg for a centring spring, or backend = \"evdev\" for the \
-             kernel's autocentre",
-            ffb.autocentre_percent
-        ));
-    }
-    said
+    ffb.rotation_range_deg
+        .map(|range| {
+            format!(
+                "rotation_range_deg = {range} cannot be set on a HID PID base (the protocol has \
+                 no range): set the range in the base's own tool and remove the key"
+            )
+        })
+        .into_iter()
+        .collect()
 }
 
 /// Why the backend cannot drive a device; every message names the device and the fix.
@@ -630,6 +627,16 @@ impl HidrawPidWriter {
                                     Ok(session) => {
                                         totals.opens += 1;
                                         last_error.clear();
+                                        let spring = session.layout().supports(EffectKind::Spring);
+                                        if settings.autocentre && !spring {
+                                            tracing::warn!(
+                                                "{}: the base lists no spring effect, so \
+                                                 autocentre_percent cannot be applied: set the \
+                                                 centring in the base's own tool",
+                                                path.display()
+                                            );
+                                        }
+                                        link.set_spring_autocentre(spring);
                                         link.set_device_connected(true);
                                         open = Some(session);
                                     }
@@ -721,15 +728,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn range_and_autocentre_are_said_not_silently_dropped() {
+    fn a_range_is_said_not_silently_dropped_and_autocentre_is_applied() {
         let mut ffb = FfbConfig::default();
         assert!(unsupported_settings(&ffb).is_empty());
         ffb.rotation_range_deg = Some(540);
         ffb.autocentre_percent = 30.0;
         let said = unsupported_settings(&ffb);
-        assert_eq!(said.len(), 2);
+        assert_eq!(said.len(), 1, "{said:?}");
         assert!(said[0].contains("540") && said[0].contains("base's own tool"));
-        assert!(said[1].contains("centring_spring_nm_per_deg"));
+        assert!(HidrawPidSettings::from_config(&ffb).autocentre);
     }
 
     /// What the device side decoded, in order.

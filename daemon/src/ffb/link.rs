@@ -6,7 +6,8 @@
 //! thread writes `device_connected` and bumps `connections` on every (re)open; the FFB stage
 //! writes the published [`FfbStatus`] (with why the force is held, [`FfbHold`]) and the writer
 //! says when the loop stalled; every start of a hold is counted and the latest one kept, so
-//! the health thread can log each once however briefly it lasted. The RT loop writes who drives
+//! the health thread can log each once however briefly it lasted; on each open the writer also
+//! says whether the stage must run the autocentre as a spring. The RT loop writes who drives
 //! the player car (the [`DriveState`] the stage's condition effects centre the rim for). Each
 //! session of the daemon builds one link
 //! ([`FfbLink::new`]) and hands it to its input reader, FFB stage and RT loop.
@@ -39,6 +40,7 @@ pub struct FfbLink {
     hold_starts: AtomicU32,
     robot_drives: AtomicBool,
     resetting: AtomicBool,
+    spring_autocentre: AtomicBool,
 }
 
 impl FfbLink {
@@ -115,6 +117,20 @@ impl FfbLink {
     /// How many times the device was opened (a change means "reconnected: ramp again").
     pub fn connections(&self) -> u32 {
         self.connections.load(Ordering::Acquire)
+    }
+
+    /// Writer thread, on every open: whether the stage is to run `autocentre_percent` as part
+    /// of its spring (true for a base without an autocentre of its own, FF_AUTOCENTER, that
+    /// takes a spring effect: every base on the hidraw PID backend, hid-pidff bases whose
+    /// autocentre method the kernel does not know), or the base does it itself (false).
+    pub fn set_spring_autocentre(&self, by_stage: bool) {
+        self.spring_autocentre.store(by_stage, Ordering::Release);
+    }
+
+    /// True when the stage runs the autocentre as a spring (see
+    /// [`FfbLink::set_spring_autocentre`]).
+    pub fn spring_autocentre(&self) -> bool {
+        self.spring_autocentre.load(Ordering::Acquire)
     }
 
     /// RT loop: who drives the player car this tick.

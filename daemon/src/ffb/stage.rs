@@ -185,6 +185,8 @@ impl RtStage for FfbStage {
             return;
         }
         let level = (out.fraction * f64::from(i16::MAX)).round() as i16;
+        self.conditions
+            .set_spring_autocentre(self.link.spring_autocentre());
         let conditions =
             self.conditions
                 .step(frame.car.speed_mps, self.link.drive(), self.chain.ramp());

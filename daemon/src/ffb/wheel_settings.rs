@@ -89,7 +89,16 @@ pub struct AppliedSettings {
     /// The sysfs `range` file and the value it held before.
     range: Option<(PathBuf, String)>,
     autocentre_changed: bool,
+    autocentre_by_spring: bool,
     gain_changed: bool,
+}
+
+impl AppliedSettings {
+    /// True when the base has no autocentre of its own but takes a spring, so rigd's stage
+    /// runs `autocentre_percent` as its spring effect.
+    pub fn autocentre_by_spring(&self) -> bool {
+        self.autocentre_by_spring
+    }
 }
 
 /// A sysfs range change: `Ok(Some(old))` when `wanted` was written (the old value to restore),
@@ -158,10 +167,17 @@ pub fn apply(
     if autocentre_ok {
         applied.autocentre_changed =
             device.set_ff_autocenter(wanted.autocentre).is_ok() && wanted.autocentre != 0;
+    } else if wanted.autocentre != 0 && supports(FFEffectCode::FF_SPRING) {
+        applied.autocentre_by_spring = true;
+        tracing::info!(
+            "force feedback on {name}: the driver has no autocentre of its own \
+             (FF_AUTOCENTER), so rigd runs autocentre_percent as a spring effect"
+        );
     } else if wanted.autocentre != 0 {
         tracing::warn!(
-            "force feedback on {name}: cannot set autocentre (the driver has no FF_AUTOCENTER): \
-             set autocentre_percent = 0, or set the centring in the base's own tool"
+            "force feedback on {name}: cannot set autocentre (the driver has neither \
+             FF_AUTOCENTER nor a spring effect): set autocentre_percent = 0, or set the \
+             centring in the base's own tool"
         );
     }
     if gain_ok {

@@ -184,6 +184,11 @@ impl OpenDevice {
     }
 
     /// Undoes the wheel settings (after the force is stopped).
+    /// True when the stage is to run the autocentre as a spring on this device.
+    pub(super) fn autocentre_by_spring(&self) -> bool {
+        self.applied.autocentre_by_spring()
+    }
+
     pub(super) fn restore_settings(&mut self) {
         wheel_settings::restore(&mut self.device, &self.name, &self.applied);
     }

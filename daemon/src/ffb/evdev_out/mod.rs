@@ -154,6 +154,7 @@ impl FfbWriter {
                                         log_opened(&target, &dev);
                                         open_error.clear();
                                         stats.opens += 1;
+                                        link.set_spring_autocentre(dev.autocentre_by_spring());
                                         open = Some(dev);
                                         link.set_device_connected(true);
                                     }
