@@ -954,6 +954,7 @@ fn test_pid_base(r: &mut Results) {
     pid_checks::test_pid_daemon_signals(r, &base, evdev, Duration::from_millis(20));
     pid_checks::test_pid_latency(r, &base, evdev);
     pid_hidraw_checks::run_all(r, &base);
+    pid_hidraw_checks::test_plugged_late(r);
     if let Err(e) = pid_gadget::detach() {
         println!("RIGD-VMRIG-PID-BASE detach failed: {e}");
     }

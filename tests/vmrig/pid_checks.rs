@@ -233,7 +233,7 @@ fn settled_force(base: &PidBase, settle: Duration) -> f64 {
 
 /// The force at the device once it is within 0.02 of `want` (or the last one read when it
 /// never got there within `timeout`).
-fn force_near(base: &PidBase, want: f64, timeout: Duration) -> f64 {
+pub fn force_near(base: &PidBase, want: f64, timeout: Duration) -> f64 {
     let mut force = base.force_now();
     wait_until(timeout, || {
         force = base.force_now();

@@ -21,7 +21,7 @@ use rigd::rt::handoff::latest_value;
 
 use super::pid_checks::{self, Backend};
 use super::pid_descriptor::EffectType;
-use super::pid_gadget::PidBase;
+use super::pid_gadget::{self, PidBase};
 use super::pid_model::{force_timeline, DeviceModel, PidEvent, PidReport};
 use super::{wait_until, Results, TickLoop};
 
@@ -292,6 +292,71 @@ fn test_hidraw_conditions(r: &mut Results, base: &PidBase) {
             "spring {spring:?} (want 5000/5000/10000); spring+damper {both:?} (damper want \
              2500/2500/5000); after zero {after:?}; writer {stats:?}; device gain {}",
             model.device_gain
+        ),
+    );
+}
+
+/// A base plugged in after the FFB stage started, under `backend = "auto"`: the backend is
+/// chosen when the base appears, so rigd's hidraw PID writer drives it (its effects last
+/// 30 ms; the evdev writer's would last `replay_ms`, 100 ms) and the force arrives. Leaves
+/// the base plugged in.
+pub fn test_plugged_late(r: &mut Results) {
+    let name = "pid-auto-plugged-late";
+    if let Err(e) = pid_gadget::detach() {
+        return r.check(name, false, format!("could not unplug the base: {e}"));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let config = pid_checks::pid_config("");
+    let link = FfbLink::new();
+    let Some(stage) = super::start_ffb(&config, link.clone()) else {
+        return r.check(
+            name,
+            false,
+            "the FFB stage did not start without its device",
+        );
+    };
+    let ticks = TickLoop::spawn(stage, None, 0.0);
+    ticks.set_torque(1.1);
+    std::thread::sleep(Duration::from_millis(600));
+    let connected_before = link.device_connected();
+    let base = match pid_gadget::attach() {
+        Ok(base) => base,
+        Err(e) => {
+            drop(ticks.finish());
+            return r.check(
+                name,
+                false,
+                format!("could not plug the base in again: {e}"),
+            );
+        }
+    };
+    let mark = base.mark();
+    let opened = wait_until(Duration::from_secs(5), || link.device_connected());
+    let force = pid_checks::force_near(&base, 0.5, Duration::from_secs(4));
+    drop(ticks.finish());
+    let durations: Vec<u16> = base
+        .events_since(mark)
+        .iter()
+        .filter_map(|e| match e.report {
+            PidReport::SetEffect {
+                effect_type: Some(EffectType::Constant),
+                duration_ms,
+                ..
+            } => Some(duration_ms),
+            _ => None,
+        })
+        .collect();
+    r.check(
+        name,
+        !connected_before
+            && opened
+            && (force - 0.5).abs() < 0.02
+            && !durations.is_empty()
+            && durations.iter().all(|&d| d == 30),
+        format!(
+            "connected before the plug-in {connected_before}, after {opened}; force {force:+.4} \
+             (want +0.5); constant-force Set Effect durations {durations:?} (want 30 ms: the \
+             hidraw writer)"
         ),
     );
 }

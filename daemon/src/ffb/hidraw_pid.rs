@@ -594,12 +594,23 @@ impl HidrawPidWriter {
     /// Starts the writer. `locate` is called (off the RT thread) whenever no device is open;
     /// it returns the hidraw node of the PID base if present now.
     pub fn spawn(
+        locate: impl FnMut() -> Option<PathBuf> + Send + 'static,
+        commands: LatestReader<FfbCommand>,
+        link: Arc<FfbLink>,
+        settings: HidrawPidSettings,
+    ) -> io::Result<HidrawPidWriter> {
+        let quit = Arc::new(AtomicBool::new(false));
+        HidrawPidWriter::spawn_with_quit(quit, locate, commands, link, settings)
+    }
+
+    /// [`HidrawPidWriter::spawn`] stopping when `quit` is set (shared with whoever started it).
+    pub fn spawn_with_quit(
+        quit: Arc<AtomicBool>,
         mut locate: impl FnMut() -> Option<PathBuf> + Send + 'static,
         mut commands: LatestReader<FfbCommand>,
         link: Arc<FfbLink>,
         settings: HidrawPidSettings,
     ) -> io::Result<HidrawPidWriter> {
-        let quit = Arc::new(AtomicBool::new(false));
         let stop = quit.clone();
         let thread = std::thread::Builder::new()
             .name("rigd-ffb-pid".into())
@@ -686,6 +697,15 @@ impl HidrawPidWriter {
 }
 
 impl HidrawPidWriter {
+    /// Waits for the thread to end on its quit flag (set by whoever shares it), without
+    /// setting it.
+    pub fn wait(mut self) -> PidStats {
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+
     /// Stops the thread and waits at most `within` for its last zero and Stop All.
     pub fn stop_within(&mut self, within: Duration) {
         super::stop_writer_within(&self.quit, &mut self.thread, within);

@@ -6,7 +6,8 @@
 //! PID direct-drive bases, the writer that speaks PID itself over hidraw ([`hidraw_pid`],
 //! protocol in [`pid`]; docs/pid-backend.md). Which backend drives the device (`auto`,
 //! evdev, hidraw PID) is decided in
-//! [`crate::devices::ffb_backend`].
+//! [`crate::devices::ffb_backend`], when the session starts or, for a device plugged in later,
+//! when it appears ([`deferred`]).
 //! The base's condition effects through evdev are in [`evdev_conditions`], the wheel
 //! settings applied at open and undone on exit in [`wheel_settings`].
 //!
@@ -17,6 +18,7 @@
 
 pub mod chain;
 pub mod conditions;
+pub mod deferred;
 pub mod evdev_conditions;
 pub mod evdev_out;
 pub mod hidraw_pid;
@@ -27,6 +29,7 @@ pub mod stage;
 pub mod wheel_settings;
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -36,10 +39,11 @@ use rig_config::Config;
 use crate::devices;
 use crate::devices::ffb_backend;
 pub use crate::devices::ffb_backend::{Backend, BackendProbe};
-use crate::rt::handoff::latest_value;
+use crate::rt::handoff::{latest_value, LatestReader};
 use crate::rt::stage::{RtStage, StopReason};
 pub use chain::{ChainParams, FfbChain, FfbOutput, RimMotion};
 pub use conditions::DriveState;
+pub use deferred::{DeferredWriter, StartedWriter};
 pub use evdev_out::{FfbTarget, FfbWriter, WriterSettings};
 pub use hidraw_pid::{HidrawPidSettings, HidrawPidWriter};
 pub use link::FfbLink;
@@ -52,9 +56,10 @@ pub struct FfbOutputStage {
     writer: OutputWriter,
 }
 
-/// The writer thread behind a stage: evdev, or hidraw PID for direct-drive bases. Dropping it
-/// signals the thread to stop the force and close the device; [`RtStage::wait_stopped`]
-/// also waits for that.
+/// The writer thread behind a stage: evdev, or hidraw PID for direct-drive bases, or the
+/// thread waiting for a device that was not plugged in at start to pick one of those.
+/// Dropping it signals the thread to stop the force and close the device;
+/// [`RtStage::wait_stopped`] also waits for that.
 #[derive(Debug)]
 enum OutputWriter {
     Evdev {
@@ -63,8 +68,23 @@ enum OutputWriter {
     HidrawPid {
         writer: HidrawPidWriter,
     },
+    WhenPlugged {
+        writer: DeferredWriter,
+    },
     /// The configured backend cannot drive the device: force stays off.
     None,
+}
+
+impl StartedWriter for FfbWriter {
+    fn wait(self: Box<Self>) {
+        FfbWriter::wait(*self);
+    }
+}
+
+impl StartedWriter for HidrawPidWriter {
+    fn wait(self: Box<Self>) {
+        HidrawPidWriter::wait(*self);
+    }
 }
 
 impl RtStage for FfbOutputStage {
@@ -81,6 +101,7 @@ impl RtStage for FfbOutputStage {
         match &mut self.writer {
             OutputWriter::Evdev { writer } => writer.stop_within(within),
             OutputWriter::HidrawPid { writer } => writer.stop_within(within),
+            OutputWriter::WhenPlugged { writer } => writer.stop_within(within),
             OutputWriter::None => {}
         }
     }
@@ -102,39 +123,38 @@ pub fn locate_target(config: &DevicesConfig) -> Option<FfbTarget> {
 }
 
 /// The backend for the configured FFB device and why, decided on the device as it is now
-/// (evdev when it is not plugged in yet: that writer finds it when it arrives).
-pub fn backend_for(config: &DevicesConfig) -> (Backend, String) {
-    let found = config
+/// (None when it is not plugged in).
+pub fn backend_of_plugged(config: &DevicesConfig) -> Option<(Backend, String)> {
+    let device = config
         .ffb_device_id()
         .and_then(|id| config.find_device(id))
-        .and_then(devices::find);
-    match found {
-        Some(device) => ffb_backend::choose(config.ffb.backend, &BackendProbe::of(&device.sys)),
-        None => (
-            Backend::Evdev,
-            "evdev (the FFB device is not plugged in yet; evdev drives it once it is)".to_string(),
-        ),
-    }
+        .and_then(devices::find)?;
+    Some(ffb_backend::choose(
+        config.ffb.backend,
+        &BackendProbe::of(&device.sys),
+    ))
 }
 
-/// Builds the FFB stage and starts its writer for `devices` at a loop period of `dt_s`,
-/// sharing `link` with the input layer. The writer is the backend [`backend_for`] picks.
-pub fn output_stage(
+/// Starts the writer thread of `backend` for `devices`, stopping when `quit` is set
+/// ([`OutputWriter::None`], with the reason logged, when the backend is off).
+fn start_writer(
+    backend: Backend,
+    why: &str,
     devices: &DevicesConfig,
-    dt_s: f64,
+    commands: LatestReader<FfbCommand>,
     link: Arc<FfbLink>,
-) -> Result<FfbOutputStage> {
-    let (backend, why) = backend_for(devices);
-    let (commands_in, commands_out) = latest_value(FfbCommand::default());
+    quit: Arc<AtomicBool>,
+) -> std::io::Result<OutputWriter> {
     let wanted = devices.clone();
-    let writer = match backend {
+    Ok(match backend {
         Backend::Evdev => {
             tracing::info!("force feedback backend: {why}");
             OutputWriter::Evdev {
-                writer: FfbWriter::spawn(
+                writer: FfbWriter::spawn_with_quit(
+                    quit,
                     move || locate_target(&wanted),
-                    commands_out,
-                    link.clone(),
+                    commands,
+                    link,
                     WriterSettings::from_config(&devices.ffb),
                 )?,
             }
@@ -145,10 +165,11 @@ pub fn output_stage(
                 tracing::warn!("{unsupported}");
             }
             OutputWriter::HidrawPid {
-                writer: HidrawPidWriter::spawn(
+                writer: HidrawPidWriter::spawn_with_quit(
+                    quit,
                     move || locate_pid_node(&wanted),
-                    commands_out,
-                    link.clone(),
+                    commands,
+                    link,
                     HidrawPidSettings::from_config(&devices.ffb),
                 )?,
             }
@@ -158,6 +179,64 @@ pub fn output_stage(
         Backend::Off => {
             tracing::warn!("force feedback {why}");
             OutputWriter::None
+        }
+    })
+}
+
+impl StartedWriter for OutputWriter {
+    fn wait(self: Box<Self>) {
+        match *self {
+            OutputWriter::Evdev { writer } => drop(writer.wait()),
+            OutputWriter::HidrawPid { writer } => drop(writer.wait()),
+            // start_writer never starts a waiting thread.
+            OutputWriter::WhenPlugged { .. } | OutputWriter::None => {}
+        }
+    }
+}
+
+/// Builds the FFB stage and starts its writer for `devices` at a loop period of `dt_s`,
+/// sharing `link` with the input layer. The writer is the backend [`backend_of_plugged`]
+/// picks; for a device not plugged in yet, a [`DeferredWriter`] picks it when it appears.
+pub fn output_stage(
+    devices: &DevicesConfig,
+    dt_s: f64,
+    link: Arc<FfbLink>,
+) -> Result<FfbOutputStage> {
+    let (commands_in, commands_out) = latest_value(FfbCommand::default());
+    let quit = Arc::new(AtomicBool::new(false));
+    let writer = match backend_of_plugged(devices) {
+        Some((backend, why)) => {
+            start_writer(backend, &why, devices, commands_out, link.clone(), quit)?
+        }
+        None => {
+            tracing::info!(
+                "force feedback: the FFB device is not plugged in; its backend is chosen when \
+                 it appears"
+            );
+            let (probe_devices, start_devices, writer_link) =
+                (devices.clone(), devices.clone(), link.clone());
+            let start = move |backend, why: String, quit| -> Option<Box<dyn StartedWriter>> {
+                match start_writer(
+                    backend,
+                    &why,
+                    &start_devices,
+                    commands_out,
+                    writer_link,
+                    quit,
+                ) {
+                    Ok(OutputWriter::None) => None,
+                    Ok(writer) => Some(Box::new(writer)),
+                    Err(e) => {
+                        tracing::warn!(
+                            "force feedback held off: cannot start the writer thread: {e}"
+                        );
+                        None
+                    }
+                }
+            };
+            OutputWriter::WhenPlugged {
+                writer: DeferredWriter::spawn(move || backend_of_plugged(&probe_devices), start)?,
+            }
         }
     };
     Ok(FfbOutputStage {

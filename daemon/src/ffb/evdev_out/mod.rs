@@ -122,12 +122,23 @@ impl FfbWriter {
     /// Starts the writer. `locate` is called (off the RT thread) whenever no device is open;
     /// it returns the device to open if present now.
     pub fn spawn(
+        locate: impl FnMut() -> Option<FfbTarget> + Send + 'static,
+        commands: LatestReader<FfbCommand>,
+        link: Arc<FfbLink>,
+        settings: WriterSettings,
+    ) -> io::Result<FfbWriter> {
+        let quit = Arc::new(AtomicBool::new(false));
+        FfbWriter::spawn_with_quit(quit, locate, commands, link, settings)
+    }
+
+    /// [`FfbWriter::spawn`] stopping when `quit` is set (shared with whoever started it).
+    pub fn spawn_with_quit(
+        quit: Arc<AtomicBool>,
         mut locate: impl FnMut() -> Option<FfbTarget> + Send + 'static,
         mut commands: LatestReader<FfbCommand>,
         link: Arc<FfbLink>,
         settings: WriterSettings,
     ) -> io::Result<FfbWriter> {
-        let quit = Arc::new(AtomicBool::new(false));
         let stop = quit.clone();
         let thread = std::thread::Builder::new()
             .name("rigd-ffb-out".into())
@@ -209,6 +220,15 @@ impl FfbWriter {
 }
 
 impl FfbWriter {
+    /// Waits for the thread to end on its quit flag (set by whoever shares it), without
+    /// setting it.
+    pub fn wait(mut self) -> WriterStats {
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+
     /// Stops the thread and waits at most `within` for its zero, stop and clean-up.
     pub fn stop_within(&mut self, within: Duration) {
         super::stop_writer_within(&self.quit, &mut self.thread, within);
