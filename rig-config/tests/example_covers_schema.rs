@@ -118,7 +118,11 @@ fn toml_walk(table: &toml::Table, path: &str, keys: &mut BTreeSet<String>) {
 fn the_example_names_every_key_of_the_schema_and_no_other() {
     let schema = schema_keys();
     let example = example_keys(&example_text());
-    assert!(schema.len() > 150, "the schema walk found {} keys", schema.len());
+    assert!(
+        schema.len() > 150,
+        "the schema walk found {} keys",
+        schema.len()
+    );
     let missing: Vec<&String> = schema.difference(&example).collect();
     assert!(
         missing.is_empty(),
@@ -172,5 +176,7 @@ fn prose_comments_stay_comments() {
     assert!(!is_key_line("Gain on the yaw rate."));
     assert!(!is_key_line("0 = pure sleep"));
     assert!(is_header("[[motion.platforms.outputs]]"));
-    assert!(!is_header("[[motion.serial_inputs]] each (none by default)."));
+    assert!(!is_header(
+        "[[motion.serial_inputs]] each (none by default)."
+    ));
 }
