@@ -33,8 +33,9 @@ pub fn parse_toml<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, Da
             .span()
             .map(|span| rig_toml::line_column(text, span.start))
             .unwrap_or((0, 0));
-        let message = err.message().to_string();
-        let field = field_from_message(&message).unwrap_or_default();
+        let field = field_from_message(err.message()).unwrap_or_default();
+        // serde's wording (`expected f64`) said in plain words.
+        let message = rig_toml::plain::plain_words(err.message());
         DataError {
             origin: origin.to_string(),
             line,

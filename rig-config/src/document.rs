@@ -5,6 +5,9 @@
 //! error) from the parsed tree and deserialises again, until the rest is clean. Each removal
 //! makes the tree smaller, so this ends; the removed entries fall back to their defaults,
 //! which semantic validation then sees.
+//!
+//! serde's messages are said in plain words ([`rig_toml::plain`]: `expected u32` becomes "a
+//! whole number from 0 to 4294967295"); the fix is chosen from serde's own wording.
 
 use std::ops::Range;
 
@@ -96,7 +99,7 @@ fn problem_from_error(
         line,
         column,
         field,
-        message,
+        message: rig_toml::plain::plain_words(&message),
         fix,
     }
 }

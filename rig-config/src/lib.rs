@@ -78,12 +78,13 @@ impl Validate for Config {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("{path}: cannot read the configuration: {source} (fix: check the path and its permissions, or run without --config to use the embedded defaults)")]
+    #[error("config file {path} {} (fix: {})", rig_toml::plain::io_words(.cause), read_fix(.cause))]
     Read {
         /// The path given.
         path: String,
-        /// Why reading failed.
-        source: std::io::Error,
+        /// Why reading failed (said in the message in plain words, not chained, so it is
+        /// said once).
+        cause: std::io::Error,
     },
     /// The document has problems (all of them are listed).
     #[error("{}", problems_text(.0))]
@@ -96,6 +97,23 @@ impl ConfigError {
         match self {
             ConfigError::Read { .. } => vec![self.to_string()],
             ConfigError::Invalid(problems) => problems.iter().map(|p| p.to_string()).collect(),
+        }
+    }
+}
+
+/// How to repair a config file that could not be read.
+fn read_fix(cause: &std::io::Error) -> &'static str {
+    match cause.kind() {
+        std::io::ErrorKind::NotFound => {
+            "create it (examples/rigd.toml lists every key with its default), or run rigd \
+             without --config to use the defaults"
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            "let the user rigd runs as read it (the service runs as user rigd), e.g. \
+             `chmod 0644` it"
+        }
+        _ => {
+            "give the path of a TOML config file, or run rigd without --config to use the defaults"
         }
     }
 }
@@ -151,9 +169,9 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, ConfigError> {
 pub fn load_with(path: Option<&Path>, resolver: &dyn Resolve) -> Result<Loaded, ConfigError> {
     let (text, origin) = match path {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
                 path: path.display().to_string(),
-                source,
+                cause,
             })?;
             (text, path.display().to_string())
         }

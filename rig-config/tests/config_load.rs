@@ -120,3 +120,16 @@ fn the_loaded_source_places_any_field_later() {
     assert_eq!(embedded.source.origin(), rig_config::EMBEDDED_ORIGIN);
     assert_eq!(embedded.config.sim.car, "road");
 }
+
+#[test]
+fn a_missing_config_file_is_said_once_in_plain_words_with_the_fix() {
+    let err = rig_config::load(Some(Path::new("/nonexistent/rigd.toml"))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "config file /nonexistent/rigd.toml does not exist (fix: create it (examples/rigd.toml \
+         lists every key with its default), or run rigd without --config to use the defaults)"
+    );
+    // Nothing chained below it: printed with its causes, it is still said once.
+    assert!(std::error::Error::source(&err).is_none());
+    assert_eq!(err.problems(), vec![err.to_string()]);
+}

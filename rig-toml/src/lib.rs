@@ -10,6 +10,9 @@
 //! header for an array of tables); [`line_column`] turns an offset into a 1-based line and
 //! column.
 //!
+//! [`plain`] says what serde and the file system report about these files in plain words
+//! (`expected u32` -> "a whole number from 0 to 4294967295"), for the same messages.
+//!
 //! It depends on nothing of rigd, so rig-config and rig-physics both use it without
 //! depending on each other. (It is small enough to fold into a shared types crate later.)
 //!
@@ -22,6 +25,8 @@
 //! assert_eq!(places.position(text, "chassis.cog_height_m"), Some((1, 2)));
 //! assert_eq!(places.position(text, "aero.drag"), None);
 //! ```
+
+pub mod plain;
 
 use std::collections::HashMap;
 

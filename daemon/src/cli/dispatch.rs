@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::{BenchCommand, Cli, Command, RunArgs};
+use super::{BadInvocation, BenchCommand, Cli, Command, RunArgs};
 use crate::logging::NoticeFeed;
 use crate::replay::player::ReplayOptions;
 use crate::runtime::service::{self, RunOptions};
@@ -21,6 +21,26 @@ pub fn shows_display(cli: &Cli) -> bool {
         Some(_) => return false,
     };
     !no_display && std::io::stdout().is_terminal()
+}
+
+/// Reads what `run` and `replay` need from files before anything starts: that the recording
+/// can be read, and the configuration with every problem. `main` calls it before it points the
+/// log at a file for the display, so a bad file is said alone, once, and nothing starts.
+pub fn check_inputs(cli: &Cli) -> Result<()> {
+    match &cli.command {
+        None | Some(Command::Run(_)) => {}
+        Some(Command::Replay(args)) => {
+            std::fs::File::open(&args.file).map_err(|cause| {
+                crate::replay::player::ReplayError::Read {
+                    path: args.file.display().to_string(),
+                    cause,
+                }
+            })?;
+        }
+        Some(_) => return Ok(()),
+    }
+    crate::runtime::config_load::load_config(cli.config.as_deref())?;
+    Ok(())
 }
 
 /// Runs `cli`'s subcommand; `display` is [`shows_display`]'s answer and `notices` the log's
@@ -50,7 +70,7 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
                 return Ok(());
             }
             let path = file.or(cli.config).ok_or_else(|| {
-                anyhow::anyhow!("no file to check (fix: `rigd check-config FILE` or `rigd --config FILE check-config`)")
+                BadInvocation("no file to check (fix: `rigd check-config FILE` or `rigd --config FILE check-config`)".into())
             })?;
             super::check::check_config(&path)?;
         }

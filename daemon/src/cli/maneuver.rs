@@ -5,10 +5,10 @@
 //! the command line onto them and loads the car with the same loader as `[sim] car` (a
 //! built-in name or a path to a car TOML file). Columns: docs/maneuvers.md.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use rig_physics::maneuver::Maneuver;
 
-use crate::cli::ManeuverArgs;
+use crate::cli::{BadInvocation, ManeuverArgs};
 
 /// The manoeuvre names and what each does, for `--list` and error messages.
 const MANEUVERS: [(&str, &str); 5] = [
@@ -28,7 +28,7 @@ pub fn run(args: &ManeuverArgs) -> Result<()> {
         return Ok(());
     }
     let Some(name) = args.name.as_deref() else {
-        bail!("no manoeuvre named (fix: give one of {}, e.g. `rigd maneuver step-steer --car road --speed-kph 80 --steer-deg 30`)", names());
+        return Err(BadInvocation(format!("no manoeuvre named (fix: give one of {}, e.g. `rigd maneuver step-steer --car road --speed-kph 80 --steer-deg 30`)", names())).into());
     };
     let maneuver = match name {
         "steady-circle" => Maneuver::SteadyStateCircle {
@@ -53,12 +53,12 @@ pub fn run(args: &ManeuverArgs) -> Result<()> {
             speed_kph: args.speed_kph.unwrap_or(100.0),
             duration_s: args.duration_s.unwrap_or(120.0),
         },
-        other => bail!("unknown manoeuvre `{other}` (fix: use one of {}; `rigd maneuver --list` describes them)", names()),
+        other => return Err(BadInvocation(format!("unknown manoeuvre `{other}` (fix: use one of {}; `rigd maneuver --list` describes them)", names())).into()),
     };
     let car = crate::runtime::simulation::load_car("--car", &args.car)
-        .map_err(|p| anyhow::anyhow!("{}: {} (fix: {})", p.field, p.message, p.fix))?;
+        .map_err(|p| BadInvocation(format!("{}: {} (fix: {})", p.field, p.message, p.fix)))?;
     let rows = rig_physics::maneuver::simulate(&car, &maneuver)
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        .map_err(|e| BadInvocation(format!("{name}: {e}")))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     rig_physics::maneuver::write_csv(&rows, &mut out).context("writing the manoeuvre trace")?;

@@ -1,8 +1,9 @@
 //! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
 //! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
 //! in [`check`], [`maneuver`] and [`bench`]) and the one place errors become exit codes: 0 ok,
-//! 2 bad configuration, 1 anything else. The outermost layer: nothing else in the crate
-//! imports it.
+//! 2 for anything the user must fix before rigd can act (a bad configuration, an unusable
+//! recording, a [`BadInvocation`]; clap's own usage errors exit 2 as well), 1 anything else.
+//! The outermost layer: nothing else in the crate imports it.
 
 pub mod bench;
 pub mod check;
@@ -144,10 +145,18 @@ pub enum BenchCommand {
     },
 }
 
-/// Exit code for an error (one place, so the systemd unit's RestartPreventExitStatus=2 holds).
+/// A command line rigd cannot act on, found after clap parsed it (a missing file argument, an
+/// unknown manoeuvre): what is wrong and the fix. Exit 2, like clap's usage errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInvocation(pub String);
+
+/// Exit code for an error (one place, so the systemd unit's RestartPreventExitStatus=2 holds):
+/// 2 when the user must change the configuration, the recording or the command line.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
     let bad_config = err.chain().any(|cause| {
         cause.downcast_ref::<rig_config::ConfigError>().is_some()
+            || cause.downcast_ref::<BadInvocation>().is_some()
             || matches!(
                 cause.downcast_ref::<crate::runtime::service::RunError>(),
                 Some(crate::runtime::service::RunError::Config(_))

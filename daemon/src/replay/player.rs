@@ -47,7 +47,9 @@ pub struct ReplayOptions {
 pub enum ReplayError {
     /// The file could not be read (exit 2).
     #[error(
-        "{path}: cannot read the recording: {cause} (fix: check the path and its permissions)"
+        "recording {path} {} (fix: check the path and its permissions; `rigd run --record FILE` \
+         writes one)",
+        rig_toml::plain::io_words(.cause)
     )]
     Read {
         /// The file.

@@ -83,8 +83,8 @@ impl std::fmt::Debug for RecordedWorldFactory {
 /// A failure of `rigd run`, split by exit code.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The configuration is unusable (exit 2).
-    #[error("{0}")]
+    /// The configuration is unusable (exit 2). Transparent: its problems are said once.
+    #[error(transparent)]
     Config(#[from] rig_config::ConfigError),
     /// Anything else (exit 1).
     #[error(transparent)]

@@ -302,10 +302,9 @@ fn load_data<T>(
     };
     if SimConfig::is_path(name) {
         let text = std::fs::read_to_string(name).map_err(|e| {
-            problem(
-                format!("cannot read {kind} file `{name}`: {e}"),
-                format!("correct the path, or name a built-in {kind}"),
-            )
+            let (message, fix) =
+                rig_config::sim::file_problem(kind, name, &rig_toml::plain::io_words(&e));
+            problem(message, fix)
         })?;
         from_file(&text, name).map_err(|e| {
             problem(
@@ -316,15 +315,15 @@ fn load_data<T>(
     } else {
         builtin(name).map_err(|e| {
             // An unknown name has no line; a broken built-in document names its own place.
-            let message = if e.line == 0 {
-                e.message.clone()
+            if e.line == 0 {
+                let (message, fix) = rig_config::sim::builtin_problem(kind, name);
+                problem(message, fix)
             } else {
-                e.to_string()
-            };
-            problem(
-                message,
-                format!("name a built-in {kind}, or give the path of a {kind} TOML file"),
-            )
+                problem(
+                    e.to_string(),
+                    format!("name a built-in {kind}, or give the path of a {kind} TOML file"),
+                )
+            }
         })
     }
 }

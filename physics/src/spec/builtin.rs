@@ -31,8 +31,8 @@ pub fn car(name: &str) -> Result<CarSpec, DataError> {
             column: 0,
             field: "car".to_string(),
             message: format!(
-                "no built-in car named '{name}'; built-in cars are {:?} (or give a path to a car TOML file)",
-                car_names()
+                "no built-in car named '{name}'; built-in cars are {} (or give a path to a car TOML file)",
+                car_names().join(", ")
             ),
         }),
     }
