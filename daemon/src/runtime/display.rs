@@ -126,12 +126,17 @@ pub fn panel_lines(mut lines: Vec<String>) -> Vec<String> {
 impl Display {
     /// Shows `notice` (the newest warning) in the dashboard's status line,
     /// `telemetry_lines` (one per destination) on its rig page and `driver` (who drives, and
-    /// why) in its title bar; the one-line status shows none of them.
-    pub fn show(&self, notice: Option<String>, telemetry_lines: Vec<String>, driver: String) {
+    /// why; `None` for a replay) in its title bar; the one-line status shows none of them.
+    pub fn show(
+        &self,
+        notice: Option<String>,
+        telemetry_lines: Vec<String>,
+        driver: Option<String>,
+    ) {
         if let Some(host) = &self.host {
             host.set_notice(notice);
             host.set_lines(TELEMETRY_PANEL_TITLE, panel_lines(telemetry_lines));
-            host.set_driver(Some(driver));
+            host.set_driver(driver);
         }
     }
 }

@@ -478,7 +478,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 display.show(
                     options.notices.latest(),
                     telemetry_out::report::destination_lines(&telemetry),
-                    driver,
+                    Some(driver),
                 );
             }
         }
