@@ -1,7 +1,8 @@
 //! The RT tick never allocates: 10 000 ticks of the real loop (world with robot cars, every
 //! output stage the config enables, input hand-off, frame slots, health windows rolling over,
 //! catch-up, a fault and an e-stop with their safe stops and resumes) under a counting global
-//! allocator armed on the ticking thread only.
+//! allocator armed on the ticking thread only; and the same for parking, idling and waking up
+//! (nobody drives).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use rig_physics::Controls;
 use rigd::input::player_input::PlayerInput;
 use rigd::rt::clock::now_ns;
-use rigd::runtime::rt_loop::{FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use rigd::runtime::rt_loop::{FrameSlots, LoopMode, LoopParts, LoopShared, LoopTiming, RtLoop};
 use rigd::runtime::session_links::SessionLinks;
 use rigd::runtime::simulation::Simulation;
 use rigd::runtime::stages::build_output_stages;
@@ -142,4 +143,67 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
     assert!(last.health.tick_work_p99_us > 0.0, "{:?}", last.health);
     assert_eq!(last.sequence as u64, TICKS - 1);
     assert_eq!(readers[1].read().sequence, last.sequence);
+}
+
+/// Idling allocates nothing either: with every output of the fixture and the default
+/// `when_nobody_drives = "idle"`, the loop parks the car, idles (the stages safe-stopped,
+/// wake-ups an idle period apart), wakes up for a connected device (full tick, resume) and
+/// goes back to idle, on a virtual clock.
+#[test]
+fn parking_idling_and_waking_up_allocate_nothing() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/all-outputs.toml"
+    );
+    let pty = Pty::open();
+    let text = format!(
+        "{}serial_port = \"{}\"\n",
+        std::fs::read_to_string(fixture).unwrap(),
+        pty.device
+    );
+    let path = std::env::temp_dir().join(format!("rigd-no-alloc-idle-{}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let mut config =
+        rigd::runtime::config_load::load_config(Some(&path)).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_file(&path);
+    config.realtime.when_nobody_drives = rig_config::realtime::WhenNobodyDrives::Idle;
+    let sim = Simulation::build(&config.sim, config.realtime.rate_hz).unwrap();
+    let (mut input_writer, input) = rigd::rt::handoff::latest_value(PlayerInput::DISCONNECTED);
+    let (slots, _readers) = FrameSlots::new(2);
+    let links = SessionLinks::standalone();
+    let stages = build_output_stages(&config, &links).unwrap();
+    let parts = LoopParts {
+        sim,
+        stages,
+        input,
+        slots,
+        ffb: links.ffb,
+    };
+    let shared = Arc::new(LoopShared::default());
+    let timing = LoopTiming::from_config(&config.realtime);
+    let period = timing.period_ns;
+    let mut rt_loop = RtLoop::new(parts, timing, shared.clone());
+    let driving = PlayerInput {
+        connected: true,
+        controls: Controls::SAFE_STOP,
+        ..PlayerInput::DISCONNECTED
+    };
+
+    let mut deadline = now_ns() + period;
+    let mut idle_wakes = 0;
+    counting_alloc::arm();
+    for step in 0..3_000u64 {
+        input_writer.write(match step {
+            1_000..=1_499 => driving,
+            _ => PlayerInput::DISCONNECTED,
+        });
+        idle_wakes += u64::from(rt_loop.mode() == LoopMode::Idle);
+        deadline = rt_loop.wake(deadline, deadline + 20_000);
+    }
+    counting_alloc::disarm();
+
+    assert_eq!(counting_alloc::allocations(), 0, "parking or idling allocated");
+    assert!(idle_wakes > 2_000, "the loop idled: {idle_wakes} idle wake-ups");
+    assert_eq!(rt_loop.mode(), LoopMode::Idle);
+    assert_eq!(shared.mode(), LoopMode::Idle);
 }

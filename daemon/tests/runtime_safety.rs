@@ -106,6 +106,8 @@ fn rt_loop_faulting_after(
 ) -> (RtLoop, LatestWriter<PlayerInput>, LoopTiming) {
     let mut config = Config::default();
     config.sim.robots = 0;
+    // The robot drives the disconnected player: these tests watch the full-rate loop.
+    config.realtime.when_nobody_drives = rig_config::realtime::WhenNobodyDrives::Robot;
     let sim = Simulation::build(&config.sim, config.realtime.rate_hz).unwrap();
     let (input_writer, input) = latest_value(PlayerInput::DISCONNECTED);
     let (slots, _readers) = FrameSlots::new(0);

@@ -1,6 +1,6 @@
 //! What a program embedding the dashboard (rigd) shows besides the packets: a notice for the
 //! status line (rigd's newest warning, since its log goes to a file while the dashboard owns
-//! the terminal) and extra lines for the rig page (rigd's per-destination telemetry
+//! the terminal), who drives for the title bar, and extra lines for the rig page (rigd's per-destination telemetry
 //! counters), under a title of its choice.
 //!
 //! The embedder updates a [`HostFeed`] from any thread (never a real-time one: it takes a
@@ -18,6 +18,9 @@ pub struct HostInfo {
     pub title: String,
     /// The extra panel's lines (no panel when empty).
     pub lines: Vec<String>,
+    /// Who drives the car, and why when nobody or the robot does (rigd: e.g. `robot: wheel
+    /// 'wheel' (046d:c24f) not found; plug it in`), for the title bar.
+    pub driver: Option<String>,
 }
 
 /// A shared, updatable [`HostInfo`]; clones share the same value.
@@ -41,6 +44,11 @@ impl HostFeed {
         let mut info = self.lock();
         info.title = title.to_owned();
         info.lines = lines;
+    }
+
+    /// Replaces who drives.
+    pub fn set_driver(&self, driver: Option<String>) {
+        self.lock().driver = driver;
     }
 
     /// A copy of the current value.

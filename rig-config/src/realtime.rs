@@ -32,6 +32,22 @@ pub enum TelemetrySenderCore {
     OtherCores,
 }
 
+/// What the loop does while nobody drives: no wheel or gamepad delivers controls (none is
+/// configured, or it is unplugged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WhenNobodyDrives {
+    /// The player car brakes to a stop and the loop idles: it wakes about 20 times a second
+    /// (on its usual deadline grid, without the final spin), steps no physics, holds force
+    /// feedback at zero and parks motion platforms, and returns to its full rate within a
+    /// tick of a wheel or gamepad appearing. The default: a service with nothing plugged in
+    /// costs almost nothing.
+    Idle,
+    /// The built-in robot drives the player car at the full rate (the demo:
+    /// `scripts/run-demo.sh`, or `rigd run --robot`).
+    Robot,
+}
+
 /// With `telemetry_sender_core = "rt-core"`, how far into a period after the between-ticks
 /// instant (half a period after a deadline) the sender may start a send, tenths of the period
 /// (0.3 ms at 1 kHz: 0.2 ms stay before the next deadline for the send itself). The loop's
@@ -74,6 +90,10 @@ pub struct LoopConfig {
     /// Where the telemetry sender thread runs: `other-cores` (the default) or `rt-core` (in
     /// the loop's idle time between ticks).
     pub telemetry_sender_core: TelemetrySenderCore,
+    /// While no wheel or gamepad drives: `idle` (the default: the car parks and the loop
+    /// wakes about 20 times a second until a device appears) or `robot` (the robot drives
+    /// at the full rate, as in the demo; `rigd run --robot` sets it too).
+    pub when_nobody_drives: WhenNobodyDrives,
 }
 
 impl Default for LoopConfig {
@@ -90,6 +110,7 @@ impl Default for LoopConfig {
             fault_after_missed_ticks: 20,
             stall_timeout_ms: 250,
             telemetry_sender_core: TelemetrySenderCore::OtherCores,
+            when_nobody_drives: WhenNobodyDrives::Idle,
         }
     }
 }

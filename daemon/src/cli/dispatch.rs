@@ -54,6 +54,7 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
                 stall_after: args.test_stall_rt_after_ms.map(Duration::from_millis),
                 notices,
                 recorded_world: Some(crate::replay::recorder::factory(args.record)),
+                robot: args.robot,
             };
             service::run(options)?;
         }

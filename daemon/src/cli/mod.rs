@@ -68,6 +68,10 @@ pub struct RunArgs {
     /// Never draw the live display, even on a terminal.
     #[arg(long)]
     pub no_display: bool,
+    /// Let the robot drive the player car at the full rate while no wheel or gamepad does
+    /// (the demo), instead of idling; the same as `[loop] when_nobody_drives = "robot"`.
+    #[arg(long)]
+    pub robot: bool,
     /// Test hook: the physics thread stops ticking this many ms after start (it still exits
     /// on SIGTERM). Used by the watchdog test only.
     #[arg(long, hide = true)]

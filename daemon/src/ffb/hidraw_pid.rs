@@ -56,6 +56,10 @@ use crate::rt::handoff::LatestReader;
 
 /// How often the writer samples the latest command.
 const POLL: Duration = Duration::from_millis(1);
+/// How often the latest command is sampled while no device is open (nothing to write; the
+/// rescan for the device stays every [`RESCAN`]): an idle rigd with its wheel unplugged must
+/// not wake a thread a thousand times a second.
+const NO_DEVICE_POLL: Duration = Duration::from_millis(20);
 /// How often a missing (or refused) device is looked for again.
 pub const RESCAN: Duration = Duration::from_millis(250);
 /// A write that takes longer than this means the base is not taking reports.
@@ -626,7 +630,7 @@ impl HidrawPidWriter {
                     if cmd.sequence != last_seq.0 {
                         last_seq = (cmd.sequence, now);
                     }
-                    let stalled = now.duration_since(last_seq.1) > STALL;
+                    let stalled = !cmd.loop_idle && now.duration_since(last_seq.1) > STALL;
                     link.set_loop_stalled(stalled && cmd.sequence != 0);
                     cmd.play = cmd.play && !stalled && !link.hold_zero();
                     match open.take() {
@@ -667,7 +671,8 @@ impl HidrawPidWriter {
                             }
                         },
                     }
-                    std::thread::sleep(POLL);
+                    // Nothing to write while no device is open: look less often (idle CPU).
+                    std::thread::sleep(if open.is_some() { POLL } else { NO_DEVICE_POLL });
                 }
                 if let Some(session) = open.take() {
                     match session.close() {
@@ -889,6 +894,7 @@ mod tests {
     fn play(level: i16) -> FfbCommand {
         FfbCommand {
             sequence: 1,
+            loop_idle: false,
             level,
             play: true,
             leds: 0,

@@ -27,6 +27,9 @@ use crate::rt::stage::{RtStage, StopReason};
 pub struct FfbCommand {
     /// Advances every tick; a writer that sees it stand still knows the loop stalled.
     pub sequence: u64,
+    /// The loop idles (nobody drives; it ticks about 20 times a second and `play` is false):
+    /// a slowly advancing `sequence` is then no stall.
+    pub loop_idle: bool,
     /// Constant-force level for the device, -32767 ..= 32767 (positive pulls left).
     pub level: i16,
     /// False: stop the effect now (safe stop, e-stop, fault).
@@ -131,6 +134,7 @@ impl FfbStage {
     fn send(&mut self, level: i16, play: bool, leds: u8, conditions: Conditions) {
         self.commands.write(FfbCommand {
             sequence: self.sequence,
+            loop_idle: self.halted == Some(StopReason::Idle),
             level,
             play,
             leds,
@@ -157,6 +161,8 @@ impl FfbStage {
             Some(StopReason::Exit | StopReason::Reload) => Some(FfbHold::Stopping),
             Some(StopReason::Fault) => Some(FfbHold::Fault),
             Some(StopReason::EmergencyStop) => Some(FfbHold::EmergencyStop),
+            // Idle means no wheel or gamepad drives: usually the FFB device is unplugged too.
+            Some(StopReason::Idle) => Some(FfbHold::NoDevice),
             None => self.link.estop().then_some(FfbHold::EmergencyStop),
         }
     }

@@ -121,15 +121,23 @@ fn run(
     let mut effect: Option<Effect> = None;
     let mut last_rumble = (0u16, 0u16);
     let mut next_rumble = Instant::now();
-    if active.is_some() {
+    let pad_name = |gilrs: &gilrs::Gilrs, id: GamepadId| Some(gilrs.gamepad(id).name().to_string());
+    if let Some(id) = active {
+        hub.publish_gamepad(pad_name(&gilrs, id));
         hub.publish_devices(state.player_input(config.stick_deadzone));
     }
     while !quit.load(Ordering::Acquire) {
         while let Some(ev) = gilrs.next_event_blocking(Some(Duration::from_millis(10))) {
             match ev.event {
-                EventType::Connected if active.is_none() => active = Some(ev.id),
+                EventType::Connected if active.is_none() => {
+                    active = Some(ev.id);
+                    hub.publish_gamepad(pad_name(&gilrs, ev.id));
+                    // Connected now, before its first event: an idle loop wakes at once.
+                    hub.publish_devices(state.player_input(config.stick_deadzone));
+                }
                 EventType::Disconnected if active == Some(ev.id) => {
                     active = None;
+                    hub.publish_gamepad(None);
                     drop(effect.take());
                     hub.publish_devices(PlayerInput::DISCONNECTED);
                     continue;

@@ -10,6 +10,10 @@
 //! running counts in [`PlayerInput::shift_presses`], which the RT thread turns into one-tick
 //! requests. A device only counts presses while it is connected, and each device's own press
 //! memory ([`SerialMerge`]) keeps a reconnecting device from replaying old presses.
+//!
+//! The hub also keeps what each source has found ([`Presence`]: the configured evdev devices
+//! by name and ids, the gamepad, the serial devices), for the main thread's who-drives
+//! reports (`runtime::who_drives`); the RT thread never reads it.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -23,6 +27,29 @@ pub struct InputHub {
     state: Mutex<HubState>,
 }
 
+/// One configured evdev device as the input thread found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundDevice {
+    /// The name the kernel reports, e.g. `Logitech G29 Driving Force Racing Wheel`.
+    pub name: String,
+    /// USB vendor and product id.
+    pub vid_pid: (u16, u16),
+}
+
+/// What the session's input sources have found, for who-drives reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Presence {
+    /// The evdev reader has looked for its devices at least once (before that a missing
+    /// device has not been looked for yet).
+    pub evdev_scanned: bool,
+    /// Per `[[devices.device]]`, in config order: the device while it is connected.
+    pub evdev: Vec<Option<FoundDevice>>,
+    /// The gamepad in use, by name.
+    pub gamepad: Option<String>,
+    /// Per `[[motion.serial_inputs]]`, in config order: connected.
+    pub serial: Vec<bool>,
+}
+
 #[derive(Debug)]
 struct HubState {
     out: LatestWriter<PlayerInput>,
@@ -31,6 +58,8 @@ struct HubState {
     /// Serial devices by feed index (`None`: that feed has stopped).
     serial: Vec<Option<SerialSource>>,
     presses: ShiftPresses,
+    /// Evdev and gamepad presence (serial presence is read from `serial`).
+    presence: Presence,
 }
 
 #[derive(Debug)]
@@ -63,6 +92,7 @@ impl InputHub {
                 devices: PlayerInput::DISCONNECTED,
                 serial: Vec::new(),
                 presses: ShiftPresses::default(),
+                presence: Presence::default(),
             }),
         };
         (Arc::new(hub), reader)
@@ -80,6 +110,31 @@ impl InputHub {
         let mut state = self.lock();
         state.devices = input;
         state.publish();
+    }
+
+    /// The evdev reader's devices as it found them now (after each scan that changed
+    /// something, and on every disconnect); the first call marks the first scan done.
+    pub fn publish_evdev_presence(&self, devices: Vec<Option<FoundDevice>>) {
+        let mut state = self.lock();
+        state.presence.evdev_scanned = true;
+        state.presence.evdev = devices;
+    }
+
+    /// The gamepad in use now, by name (`None`: none connected).
+    pub fn publish_gamepad(&self, name: Option<String>) {
+        self.lock().presence.gamepad = name;
+    }
+
+    /// What every source has found now (main thread).
+    pub fn presence(&self) -> Presence {
+        let state = self.lock();
+        let mut presence = state.presence.clone();
+        presence.serial = state
+            .serial
+            .iter()
+            .map(|source| source.as_ref().is_some_and(|s| s.state.connected))
+            .collect();
+        presence
     }
 
     /// A feed for one more serial device (set-up: allocates its place).

@@ -30,10 +30,18 @@ use rumble::RumbleLink;
 /// The running input readers of one session; dropping this stops them.
 #[derive(Debug)]
 pub struct PlayerInputs {
+    hub: Arc<hub::InputHub>,
     _wheel: Option<InputThread>,
     #[cfg(feature = "gamepad")]
     _gamepad: Option<gamepad::GamepadThread>,
     _serial: Vec<serial::SerialInputReader>,
+}
+
+impl PlayerInputs {
+    /// What the session's input sources have found now (for who-drives reports).
+    pub fn presence(&self) -> hub::Presence {
+        self.hub.presence()
+    }
 }
 
 /// Starts the player's input for `config` and returns the slot the RT thread reads: the
@@ -52,6 +60,7 @@ pub fn start(
     let devices = &config.devices;
     let (hub, slot) = hub::InputHub::new();
     let mut inputs = PlayerInputs {
+        hub: Arc::clone(&hub),
         _wheel: None,
         #[cfg(feature = "gamepad")]
         _gamepad: None,

@@ -5,7 +5,8 @@
 //!
 //! Hot-plug: a read error or hang-up closes the device and its controls go safe at once
 //! ([`ControlState::on_disconnect`]); missing devices are looked for in sysfs by their stable
-//! identity every 250 ms and reopened and remapped without a restart. On open the kernel's fuzz
+//! identity every 250 ms and reopened and remapped without a restart. Which devices are open
+//! (name, vid:pid) goes to the hub's presence after the first scan and every change. On open the kernel's fuzz
 //! and flat are set to 0 on the mapped axes (hid-input's defaults hide small wheel movements).
 
 use std::fs::OpenOptions;
@@ -21,7 +22,7 @@ use evdev::raw_stream::RawDevice;
 use evdev::{EventType, SynchronizationCode};
 use rig_config::devices::{DeviceMatch, DevicesConfig};
 
-use super::hub::InputHub;
+use super::hub::{FoundDevice, InputHub};
 use super::player_input::PlayerInput;
 use super::state::{Bindings, ControlState, MappingError};
 use crate::devices;
@@ -83,6 +84,7 @@ impl Drop for InputThread {
 
 struct Opened {
     device: RawDevice,
+    found: FoundDevice,
 }
 
 fn open_nonblocking(node: &std::path::Path) -> io::Result<RawDevice> {
@@ -138,7 +140,13 @@ fn try_open(m: &DeviceMatch, index: usize, state: &mut ControlState) -> Option<O
         let info = abs.get(usize::from(code))?;
         has_axis(code).then_some((info.minimum, info.maximum, info.value))
     });
-    Some(Opened { device })
+    Some(Opened {
+        device,
+        found: FoundDevice {
+            name: found.sys.name.clone(),
+            vid_pid: (found.sys.vendor, found.sys.product),
+        },
+    })
 }
 
 fn event_time_s(e: &evdev::InputEvent) -> f64 {
@@ -167,7 +175,11 @@ fn run(
         }
         link.set_estop(state.estop());
     };
+    let presence = |open: &[Option<Opened>]| {
+        hub.publish_evdev_presence(open.iter().map(|o| Some(o.as_ref()?.found.clone())).collect());
+    };
     publish(&state);
+    let mut scanned = false;
     while !quit.load(Ordering::Acquire) {
         let now = Instant::now();
         if now >= next_scan {
@@ -181,6 +193,10 @@ fn run(
             }
             if changed {
                 publish(&state);
+            }
+            if changed || !scanned {
+                presence(&open);
+                scanned = true;
             }
         }
         let mut fds: Vec<libc::pollfd> = Vec::new();
@@ -239,6 +255,7 @@ fn run(
                 state.on_disconnect(index);
                 synced = true;
                 next_scan = Instant::now() + RESCAN;
+                presence(&open);
             }
             if synced {
                 publish(&state);

@@ -341,6 +341,7 @@ pub fn run(options: &ReplayOptions) -> anyhow::Result<()> {
                     headline(&summary)
                 )),
                 Vec::new(),
+                None,
             );
             while stop_request.requested().is_none()
                 && !matches!(

@@ -15,6 +15,9 @@ pub enum StopReason {
     Fault,
     /// The user pressed the e-stop.
     EmergencyStop,
+    /// Nobody drives and the loop idles (`[loop] when_nobody_drives = "idle"`): outputs
+    /// rest (FFB zero, motion parked) until a wheel or gamepad appears, then resume.
+    Idle,
 }
 
 /// An output stage driven by the RT thread.
@@ -27,7 +30,9 @@ pub trait RtStage: Send {
     /// Called on every exit path and fault: drive the output to its safe state now
     /// (FFB to zero within this tick, motion towards park within its rate limits).
     fn safe_stop(&mut self, reason: StopReason);
-    /// Called when ticking resumes after a `Reload` safe stop (FFB ramps in again).
+    /// Called when ticking resumes after a safe stop that ended (fault, e-stop, idle; FFB
+    /// ramps in again). While idle, `on_tick` comes about 20 times a second instead of every
+    /// period, with the parked car's frame.
     fn resume(&mut self) {}
     /// Called off the RT thread, after the last `safe_stop` and before the stage is dropped:
     /// waits at most `within` until the stage's writer has put its device in the safe state

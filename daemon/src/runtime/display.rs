@@ -24,8 +24,8 @@
 //!
 //! What the packets do not carry reaches the dashboard through [`Display::show`] (rig-dash's
 //! host feed): the newest logged warning for its status line (the log itself goes to a file
-//! while the dashboard owns the terminal) and rigd's per-destination telemetry counters for
-//! its rig page.
+//! while the dashboard owns the terminal), who drives (and why) for its title bar, and rigd's
+//! per-destination telemetry counters for its rig page.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -124,13 +124,19 @@ pub fn panel_lines(mut lines: Vec<String>) -> Vec<String> {
 }
 
 impl Display {
-    /// Shows `notice` (the newest warning) in the dashboard's status line and
-    /// `telemetry_lines` (one per destination) on its rig page; the one-line status shows
-    /// neither.
-    pub fn show(&self, notice: Option<String>, telemetry_lines: Vec<String>) {
+    /// Shows `notice` (the newest warning) in the dashboard's status line,
+    /// `telemetry_lines` (one per destination) on its rig page and `driver` (who drives, and
+    /// why; `None` for a replay) in its title bar; the one-line status shows none of them.
+    pub fn show(
+        &self,
+        notice: Option<String>,
+        telemetry_lines: Vec<String>,
+        driver: Option<String>,
+    ) {
         if let Some(host) = &self.host {
             host.set_notice(notice);
             host.set_lines(TELEMETRY_PANEL_TITLE, panel_lines(telemetry_lines));
+            host.set_driver(driver);
         }
     }
 }

@@ -6,6 +6,9 @@
 //! hand-offs); the physics step is one world step alone. The gap between them is what the
 //! stages cost.
 //!
+//! Idle wake-ups (nobody drives, [`HealthRecorder::record_idle_wake`]) only roll the window:
+//! they step no physics and do not spin, so they are no sample of the loop's timing.
+//!
 //! Two sets of histograms: the current one-second window (its percentiles go into every
 //! Frame, so dashboards and telemetry see the last second) and totals since start (for
 //! `rigd bench loop`). Everything is allocated in [`HealthRecorder::new`]; recording never
@@ -120,6 +123,17 @@ impl HealthRecorder {
     pub fn record_work(&mut self, work_ns: u64, now_ns: u64) {
         self.window_work.record(work_ns);
         self.totals.work.record(work_ns);
+        self.roll_window(now_ns);
+    }
+
+    /// Records an idle wake-up at `now_ns` (nobody drives: no physics step, no spin, so
+    /// neither its lateness nor its work is a sample of the loop's timing) and rolls the
+    /// window when it is over; an idle window publishes a tick rate of 0 (no physics steps).
+    pub fn record_idle_wake(&mut self, now_ns: u64) {
+        self.roll_window(now_ns);
+    }
+
+    fn roll_window(&mut self, now_ns: u64) {
         let elapsed = now_ns.saturating_sub(self.window_start_ns);
         if elapsed >= WINDOW_NS {
             self.published = LoopHealth {

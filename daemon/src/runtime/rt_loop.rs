@@ -15,12 +15,25 @@
 //! with `EmergencyStop`, resuming when it is released. Stages keep receiving frames while
 //! stopped and must hold their safe state until `resume()`. A reset request puts the player car
 //! back on its start slot on the request's rising edge.
+//!
+//! Idle (`[loop] when_nobody_drives = "idle"`, [`LoopTiming::idle_period_ns`]): while no wheel
+//! or gamepad drives (`PlayerInput::connected` false) the player car gets the safe stop's
+//! controls (brake on, no robot) at the full rate until it is parked (slower than
+//! [`PARKED_SPEED_MPS`], or after [`PARKING_LIMIT_NS`]); then every stage is safe-stopped with
+//! `Idle` and the loop wakes only every idle period (a whole number of periods, so its
+//! wake-ups stay on the deadline grid), without the final spin and without physics steps:
+//! it reads the input, publishes the parked car's frame to the stages and slots and beats
+//! the heartbeat (the watchdog's stall detection sees it alive). The first wake-up that
+//! finds a device connected runs a full tick at once, resumes the stages (unless a fault or
+//! the e-stop holds them) and the loop is back at its full rate. [`LoopShared::mode`] tells
+//! the health thread which of the three it is in.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use rig_config::realtime::LoopConfig;
+use rig_config::realtime::{LoopConfig, WhenNobodyDrives};
+use rig_physics::Controls;
 use rig_protocols::Frame;
 
 use super::health::{HealthRecorder, HealthTotals};
@@ -43,12 +56,35 @@ pub enum Command {
     Reload = 2,
 }
 
+/// Whether the loop runs at its full rate or idles (nobody drives; see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum LoopMode {
+    /// Full rate: a device drives, or the robot does (`when_nobody_drives = "robot"`).
+    #[default]
+    Driving = 0,
+    /// Full rate, nobody drives: the player car brakes to a stop before the loop idles.
+    Parking = 1,
+    /// Nobody drives and the car is parked: the loop wakes every idle period, steps no
+    /// physics, and its stages rest (safe-stopped with `Idle`).
+    Idle = 2,
+}
+
+/// The idle loop wakes at most this far apart (about 20 times a second), and at most a
+/// quarter of `[loop] stall_timeout_ms` apart so the watchdog sees its heartbeat.
+pub const IDLE_WAKE_NS: u64 = 50_000_000;
+/// The player car counts as parked below this speed (0.36 km/h).
+pub const PARKED_SPEED_MPS: f64 = 0.1;
+/// The loop idles after braking this long even when the car has not come to rest.
+pub const PARKING_LIMIT_NS: u64 = 10_000_000_000;
+
 /// State shared between the RT thread and everyone else: atomics only.
 #[derive(Debug, Default)]
 pub struct LoopShared {
     /// Wake-ups run since the daemon started (the watchdog's heartbeat).
     pub heartbeat: AtomicU64,
     command: AtomicU8,
+    mode: AtomicU8,
     /// The physics quarantine's latest report and count (written here, logged elsewhere).
     pub quarantine: QuarantineFeed,
 }
@@ -65,6 +101,15 @@ impl LoopShared {
             1 => Command::Exit,
             2 => Command::Reload,
             _ => Command::Run,
+        }
+    }
+
+    /// Whether the loop runs at its full rate, parks the car or idles (written each tick).
+    pub fn mode(&self) -> LoopMode {
+        match self.mode.load(Ordering::Relaxed) {
+            1 => LoopMode::Parking,
+            2 => LoopMode::Idle,
+            _ => LoopMode::Driving,
         }
     }
 }
@@ -126,6 +171,9 @@ pub struct LoopTiming {
     pub fault_after_missed_ticks: u32,
     /// Test hook: stop ticking (without exiting) this long after start, ns.
     pub stall_after_ns: Option<u64>,
+    /// While nobody drives: `Some(p)`, park the car and then wake only every `p` ns (a whole
+    /// number of periods); `None`, the robot drives the player car at the full rate.
+    pub idle_period_ns: Option<u64>,
 }
 
 impl LoopTiming {
@@ -137,8 +185,20 @@ impl LoopTiming {
             max_catch_up_steps: config.max_catch_up_steps,
             fault_after_missed_ticks: config.fault_after_missed_ticks,
             stall_after_ns: None,
+            idle_period_ns: match config.when_nobody_drives {
+                WhenNobodyDrives::Idle => Some(idle_period_ns(config)),
+                WhenNobodyDrives::Robot => None,
+            },
         }
     }
+}
+
+/// The idle loop's wake-up period for `config`: [`IDLE_WAKE_NS`], or a quarter of the stall
+/// timeout when that is shorter, rounded down to whole tick periods (at least one).
+pub fn idle_period_ns(config: &LoopConfig) -> u64 {
+    let period = config.period_ns().max(1);
+    let bound = IDLE_WAKE_NS.min(u64::from(config.stall_timeout_ms) * 1_000_000 / 4);
+    (bound / period).max(1) * period
 }
 
 /// Why the loop returned.
@@ -166,6 +226,9 @@ pub struct RtLoop {
     estop: bool,
     reset_held: bool,
     shift_edges: ShiftEdges,
+    mode: LoopMode,
+    /// When the current parking began, ns.
+    parking_since_ns: u64,
 }
 
 impl RtLoop {
@@ -183,7 +246,19 @@ impl RtLoop {
             estop: false,
             reset_held: false,
             shift_edges: ShiftEdges::default(),
+            mode: LoopMode::Driving,
+            parking_since_ns: 0,
         }
+    }
+
+    /// True while the stages should run (no fault, no e-stop, not idle).
+    fn outputs_live(&self) -> bool {
+        !self.faulted && !self.estop && self.mode != LoopMode::Idle
+    }
+
+    fn set_mode(&mut self, mode: LoopMode) {
+        self.mode = mode;
+        self.shared.mode.store(mode as u8, Ordering::Relaxed);
     }
 
     fn stop_all(&mut self, reason: StopReason) {
@@ -215,11 +290,18 @@ impl RtLoop {
             self.parts.sim.reset_player();
         }
         self.reset_held = input.reset_requested;
+        let nobody_drives = !input.connected && self.timing.idle_period_ns.is_some();
         // The FFB stage centres the rim while the robot drives or the car is being reset.
         self.parts.ffb.publish_drive(DriveState {
-            robot_drives: !input.connected,
+            robot_drives: !input.connected && !nobody_drives,
             resetting: input.reset_requested,
         });
+        if nobody_drives {
+            // Parking: no robot; the controls are the safe stop's (brake on, no throttle), as
+            // if a driver held the brake (a recording sees exactly this input).
+            input.connected = true;
+            input.controls = Controls::SAFE_STOP;
+        }
         // Each physics step is timed alone (one clock read per step), apart from the tick's
         // whole work recorded below.
         let mut step_start = now_ns();
@@ -257,6 +339,61 @@ impl RtLoop {
         self.shared.heartbeat.fetch_add(1, Ordering::Relaxed);
         let done = now_ns();
         self.health.record_work(done.saturating_sub(wake_ns), done);
+        self.track_parking(nobody_drives, frame.car.speed_mps, wake_ns);
+    }
+
+    /// Full-rate mode changes after a tick: nobody drives -> park the car, parked -> idle
+    /// (the stages rest), someone drives -> full rate.
+    fn track_parking(&mut self, nobody_drives: bool, speed_mps: f64, wake_ns: u64) {
+        match (self.mode, nobody_drives) {
+            (_, false) => self.set_mode(LoopMode::Driving),
+            (LoopMode::Driving, true) => {
+                self.parking_since_ns = wake_ns;
+                self.set_mode(LoopMode::Parking);
+            }
+            (_, true) => {}
+        }
+        let parked = speed_mps.abs() < PARKED_SPEED_MPS
+            || wake_ns.saturating_sub(self.parking_since_ns) >= PARKING_LIMIT_NS;
+        if self.mode == LoopMode::Parking && parked {
+            if self.outputs_live() {
+                self.stop_all(StopReason::Idle);
+            }
+            self.set_mode(LoopMode::Idle);
+        }
+    }
+
+    /// One idle wake-up at `wake_ns`: no physics step, the parked car's frame to the stages
+    /// and slots, the heartbeat. Returns false (having done nothing) when someone drives now.
+    fn idle_tick(&mut self, wake_ns: u64) -> bool {
+        let input = self.parts.input.read();
+        if input.connected || self.timing.idle_period_ns.is_none() {
+            return false;
+        }
+        self.track_estop(input.estop);
+        self.health.record_idle_wake(wake_ns);
+        let frame = Frame {
+            sequence: self.sequence,
+            car_index: 0,
+            car: self.parts.sim.player_telemetry(),
+            health: self.health.current(),
+            ffb: self.parts.ffb.status(),
+        };
+        self.sequence = self.sequence.wrapping_add(1);
+        for stage in &mut self.parts.stages {
+            stage.on_tick(&frame);
+        }
+        self.parts.slots.publish(frame);
+        self.shared.heartbeat.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    /// Leaves idle: the stages resume unless a fault or the e-stop holds them.
+    fn wake_up(&mut self) {
+        self.set_mode(LoopMode::Driving);
+        if self.outputs_live() {
+            self.resume_all();
+        }
     }
 
     fn track_deadlines(&mut self, missed: u64) {
@@ -276,19 +413,20 @@ impl RtLoop {
         let one_second = 1_000_000_000 / self.timing.period_ns.max(1);
         if self.faulted && self.on_time_streak >= one_second {
             self.faulted = false;
-            if !self.estop {
+            if self.outputs_live() {
                 self.resume_all();
             }
         }
     }
 
     fn track_estop(&mut self, pressed: bool) {
-        if pressed && !self.estop {
+        let was = self.estop;
+        self.estop = pressed;
+        if pressed && !was {
             self.stop_all(StopReason::EmergencyStop);
-        } else if !pressed && self.estop && !self.faulted {
+        } else if !pressed && was && self.outputs_live() {
             self.resume_all();
         }
-        self.estop = pressed;
     }
 
     /// Runs until asked to exit or reload (or a panic), then safe-stops every stage and hands
@@ -323,9 +461,14 @@ impl RtLoop {
                 sleep_until_ns(now_ns() + period);
                 continue;
             }
-            // The final spin leaves the core to its kernel threads for at least a tenth of
-            // every period, however long the tick's work (clock::spin_start_ns).
-            wait_until_ns(deadline, self.timing.spin_ns, period / 10);
+            if self.mode == LoopMode::Idle {
+                // Idle: a plain sleep to the next idle deadline (no spin).
+                sleep_until_ns(deadline);
+            } else {
+                // The final spin leaves the core to its kernel threads for at least a tenth
+                // of every period, however long the tick's work (clock::spin_start_ns).
+                wait_until_ns(deadline, self.timing.spin_ns, period / 10);
+            }
             deadline = self.wake(deadline, now_ns());
         }
     }
@@ -334,12 +477,42 @@ impl RtLoop {
     /// deadlines missed, then [`RtLoop::tick`] runs; returns the next deadline. The running
     /// loop calls this after each wait with the clock's time; tests call it with the wake-up
     /// times they want, so the safety decisions run exactly as in the daemon.
+    /// While idle the deadlines are the idle period apart (still on the grid): an idle
+    /// wake-up that finds nobody driving returns the next idle deadline; one that finds a
+    /// device runs a full tick at once (no catch-up for the idle time) and returns the next
+    /// full-rate deadline.
     pub fn wake(&mut self, deadline_ns: u64, wake_ns: u64) -> u64 {
         let period = self.timing.period_ns;
         let latency = wake_ns.saturating_sub(deadline_ns);
+        if self.mode == LoopMode::Idle {
+            if let Some(idle_period) = self.timing.idle_period_ns {
+                if self.idle_tick(wake_ns) {
+                    return self.next_deadline(deadline_ns, latency, idle_period);
+                }
+            }
+            self.wake_up();
+            self.tick(wake_ns, latency, 0);
+            return deadline_ns + (latency / period + 1) * period;
+        }
         let missed = latency / period;
         self.tick(wake_ns, latency, missed);
+        if self.mode == LoopMode::Idle {
+            if let Some(idle_period) = self.timing.idle_period_ns {
+                return self.next_deadline(deadline_ns, latency, idle_period);
+            }
+        }
         deadline_ns + (missed + 1) * period
+    }
+
+    /// The first deadline `step_ns` apart from `deadline_ns` that is after a wake-up
+    /// `latency_ns` late.
+    fn next_deadline(&self, deadline_ns: u64, latency_ns: u64, step_ns: u64) -> u64 {
+        deadline_ns + (latency_ns / step_ns + 1) * step_ns
+    }
+
+    /// Whether the loop runs at its full rate, parks the car or idles.
+    pub fn mode(&self) -> LoopMode {
+        self.mode
     }
 }
 

@@ -5,11 +5,12 @@
 //! (pinned, SCHED_FIFO) -> once it ticks: `READY=1`, watchdog, display. The main thread then
 //! waits for signals and, once a second, reports health (reading a latest-value slot and the
 //! telemetry sender's atomic counters, never touching the RT thread): `STATUS=` with the loop
-//! figures, why the force feedback is held (if it is) and every telemetry destination's
-//! counters, each FFB hold logged once ([`crate::ffb::hold_log`]), a loop-health log line (debug level
-//! while the dashboard shows it), the per-destination counters in the log when a destination's
-//! errors grow (ever further apart while they last: [`crate::telemetry_out::backoff`]), and
-//! the counters and newest warning on the dashboard. SIGTERM/SIGINT: the loop safe-stops
+//! figures (or that it idles), who drives ([`super::who_drives`]), why the force feedback is
+//! held (if it is) and every telemetry destination's counters; each FFB hold logged once
+//! ([`crate::ffb::hold_log`]), the loop-health line (debug, at info every 10 s and on a change
+//! of state: [`super::health_log`]), missing and hot-plugged devices and driver changes, the
+//! per-destination counters in the log when a set of destinations starts, and the counters,
+//! driver and newest warning on the dashboard. SIGTERM/SIGINT: the loop safe-stops
 //! every stage (`Exit`) within one tick and hands everything back; it is dropped here and the
 //! process exits. A closed terminal (the hang-up's SIGHUP, or the display seeing it) and the
 //! dashboard's `q` do the same. Every wait on the way out is bounded (RT thread
@@ -27,17 +28,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use rig_config::realtime::LoopConfig;
+use rig_config::realtime::{LoopConfig, WhenNobodyDrives};
 use rig_config::Config;
 use rig_protocols::Frame;
 
 use super::display::{self, Display, StopCause, StopRequest};
-use super::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
+use super::health_log::HealthLog;
+use super::rt_loop::{Command, FrameSlots, LoopMode, LoopParts, LoopShared, LoopTiming};
 use super::rt_thread::RtThread;
 use super::session_links::SessionLinks;
 use super::simulation::{QuarantineLog, Simulation};
 use super::stages::build_output_stages;
 use super::systemd::{Notifier, Watchdog};
+use super::who_drives::DriverLog;
 use crate::ffb::hold_log::HoldLog;
 use crate::ffb::FfbLink;
 use crate::input::{self, PlayerInputs};
@@ -63,6 +66,9 @@ pub struct RunOptions {
     /// Builds the first world with a step observer (the session recorder) attached; a reload
     /// that builds a new world leaves the new one unobserved.
     pub recorded_world: Option<RecordedWorldFactory>,
+    /// `rigd run --robot`: the robot drives while no device does, whatever
+    /// `[loop] when_nobody_drives` says (also after a reload).
+    pub robot: bool,
 }
 
 /// What builds a session's first world with its recorder attached, for a configuration
@@ -112,7 +118,7 @@ struct Session {
     /// The session's FFB link (the health thread reports its holds).
     ffb: Arc<FfbLink>,
     rt: RtThread,
-    _inputs: PlayerInputs,
+    inputs: PlayerInputs,
 }
 
 /// A session that could not start, with what it was given back so that another configuration
@@ -195,7 +201,7 @@ fn start_session(
             config,
             ffb,
             rt,
-            _inputs: inputs,
+            inputs,
         },
         refused,
     ))
@@ -221,7 +227,7 @@ fn stop_session(
         stage.wait_stopped(WRITER_STOP_WAIT);
     }
     drop(stages);
-    drop(session._inputs);
+    drop(session.inputs);
     Ok((sim, slots, exit.panicked))
 }
 
@@ -237,7 +243,26 @@ fn wait_for_ticks(shared: &LoopShared, ticks: u64, timeout: Duration) -> bool {
     false
 }
 
-fn status_text(frame: &Frame) -> String {
+/// The configuration at `path` (the embedded defaults without one), with `rigd run --robot`
+/// applied when `robot`.
+fn load_config(path: Option<&Path>, robot: bool) -> Result<Config, rig_config::ConfigError> {
+    let mut config = super::config_load::load_config(path)?;
+    if robot {
+        config.realtime.when_nobody_drives = WhenNobodyDrives::Robot;
+    }
+    Ok(config)
+}
+
+/// The loop part of `STATUS=` and the health line: the loop's figures, or that it idles
+/// (with the wake-ups it made per second, `wakes_per_s`, and its physics steps since start).
+fn status_text(frame: &Frame, mode: LoopMode, wakes_per_s: f64) -> String {
+    if mode == LoopMode::Idle {
+        return format!(
+            "idle: nobody drives, {wakes_per_s:.0} wake-ups/s, no physics ({} steps since \
+             start)",
+            frame.health.ticks
+        );
+    }
     let h = &frame.health;
     if !super::health::first_window_closed(h) {
         return format!(
@@ -263,21 +288,13 @@ fn telemetry_status(telemetry: &TelemetrySnapshot) -> String {
     }
 }
 
-/// Logs the per-destination counters when [`ReportLog`] says they are due: a warning when
-/// errors grew, else information (a new set of destinations).
+/// Logs the per-destination counters when [`ReportLog`] says they are due (a new set of
+/// destinations; their errors are the sender's to log).
 fn report_telemetry(log: &mut ReportLog, telemetry: &TelemetrySnapshot) {
-    let Some(report) = log.due(telemetry, Instant::now()) else {
-        return;
-    };
-    let lines = report.lines.join("; ");
-    if report.errors_grew {
-        tracing::warn!(
-            "telemetry counters: {lines} (fix: for `refused`, start the app that listens \
-             there; for `unreachable`, check the network and address; for `no buffer`, lower \
-             rate_hz; or remove the destination from [[telemetry]])"
-        );
-    } else if !lines.is_empty() {
-        tracing::info!("telemetry counters: {lines}");
+    if let Some(lines) = log.due(telemetry) {
+        if !lines.is_empty() {
+            tracing::info!("telemetry counters: {}", lines.join("; "));
+        }
     }
 }
 
@@ -293,7 +310,7 @@ fn log_terminal_closed() {
 /// display.
 pub fn run(options: RunOptions) -> Result<(), RunError> {
     let terminal = ControllingTerminal::open();
-    let config = super::config_load::load_config(options.config_path.as_deref())?;
+    let config = load_config(options.config_path.as_deref(), options.robot)?;
     let origin = options.config_path.as_ref().map_or_else(
         || rig_config::EMBEDDED_ORIGIN.to_string(),
         |p| p.display().to_string(),
@@ -374,6 +391,8 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let mut telemetry_log = ReportLog::new();
     let mut quarantine_log = QuarantineLog::default();
     let mut hold_log = HoldLog::default();
+    let mut driver_log = DriverLog::new(&session.config);
+    let mut health_log: HealthLog<(bool, LoopMode)> = HealthLog::default();
     loop {
         if let Some(cause) = stop_request.requested() {
             if cause == StopCause::TerminalClosed {
@@ -396,28 +415,35 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 session = reload(
                     session,
                     options.config_path.as_deref(),
+                    options.robot,
                     &run,
                     &notifier,
                     &mut pm_qos,
                 )?;
-                // A new session has a new FFB link: its holds are counted from zero.
+                // A new session has a new FFB link: its holds are counted from zero; and new
+                // input threads, whose devices are reported afresh.
                 hold_log = HoldLog::default();
+                driver_log = DriverLog::new(&session.config);
             }
             None => {}
         }
         if last_report.elapsed() >= Duration::from_secs(1) {
+            let since_report = last_report.elapsed().as_secs_f64();
             last_report = Instant::now();
             let heartbeat = shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed);
-            let status = if heartbeat == last_heartbeat {
+            let stalled = heartbeat == last_heartbeat;
+            let mode = shared.mode();
+            let status = if stalled {
                 "physics loop stalled: no tick in the last second".to_string()
             } else {
-                status_text(&status_reader.read())
+                let wakes = heartbeat.saturating_sub(last_heartbeat) as f64;
+                status_text(&status_reader.read(), mode, wakes / since_report.max(1e-3))
             };
             last_heartbeat = heartbeat;
-            if display.is_some() {
-                tracing::debug!("loop health: {status}");
-            } else {
+            if health_log.at_info(Instant::now(), (stalled, mode)) {
                 tracing::info!("loop health: {status}");
+            } else {
+                tracing::debug!("loop health: {status}");
             }
             if let Some(line) = quarantine_log.new_line(&shared.quarantine) {
                 tracing::warn!("{line}");
@@ -429,9 +455,20 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                     tracing::info!("{}", line.text);
                 }
             }
+            // After the FFB holds: a missing wheel's warning is the newest one the dashboard
+            // shows, not the "no device" hold it causes.
+            let presence = session.inputs.presence();
+            for line in driver_log.lines(&presence, mode) {
+                if line.warning {
+                    tracing::warn!("{}", line.text);
+                } else {
+                    tracing::info!("{}", line.text);
+                }
+            }
+            let driver = driver_log.driver(&presence).text();
             let telemetry = run.telemetry.snapshot().unwrap_or_default();
             notifier.send(&format!(
-                "STATUS={status}{}{}{}",
+                "STATUS={status} | driver: {driver}{}{}{}",
                 HoldLog::status(&session.ffb),
                 QuarantineLog::status(&shared.quarantine),
                 telemetry_status(&telemetry)
@@ -441,6 +478,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 display.show(
                     options.notices.latest(),
                     telemetry_out::report::destination_lines(&telemetry),
+                    Some(driver),
                 );
             }
         }
@@ -511,11 +549,12 @@ fn apply_process_changes(old: &LoopConfig, new: &LoopConfig, pm_qos: &mut PmQosG
 fn reload(
     session: Session,
     path: Option<&Path>,
+    robot: bool,
     run: &RunShared,
     notifier: &Notifier,
     pm_qos: &mut PmQosGuard,
 ) -> Result<Session> {
-    let new_config = match super::config_load::load_config(path) {
+    let new_config = match load_config(path, robot) {
         Ok(config) => config,
         Err(err) => {
             for problem in err.problems() {

@@ -17,7 +17,7 @@
 //! Lifetime: dropping the stage disconnects the channel; the sender thread then exits and
 //! closes its sockets (no join needed on the RT thread).
 
-pub mod backoff;
+pub mod error_log;
 pub mod mmsg;
 pub mod report;
 pub mod sender;

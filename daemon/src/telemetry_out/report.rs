@@ -3,14 +3,10 @@
 //! per-destination lines are worth a log line.
 //!
 //! Rate limit: the log gets the counters once when a set of destinations starts (so the log
-//! says where telemetry goes and that it flows), then only when some destination's error
-//! count grew, spaced by [`WarnBackoff`] (10 s, then ever further apart up to 10 min while
-//! the errors last). A destination that fails at 1 kHz therefore never costs a line per
-//! packet or per second. The sender's own warning (see [`super::sender`]) is spaced the same.
+//! says where telemetry goes), and not again until the set changes (a reload): errors are the
+//! sender's to log (see [`super::sender`]: the first at once, then at most one summary a
+//! minute), and `STATUS=` and the dashboard show the live counters.
 
-use std::time::Instant;
-
-use super::backoff::WarnBackoff;
 use super::stats::{DestinationSnapshot, SendErrorKind, TelemetrySnapshot};
 
 /// `LFS OutGauge to 127.0.0.1:4000: sent 1200, errors 600 (refused 600)`: one destination in
@@ -63,21 +59,11 @@ pub fn destination_lines(snapshot: &TelemetrySnapshot) -> Vec<String> {
         .collect()
 }
 
-/// What [`ReportLog::due`] asks to log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
-    /// True when some destination's error count grew since the last report (log as warning).
-    pub errors_grew: bool,
-    /// One line per destination.
-    pub lines: Vec<String>,
-}
-
-/// Remembers what the log last showed, to rate-limit the per-destination report.
+/// Remembers which destinations the log last showed.
 #[derive(Debug, Default)]
 pub struct ReportLog {
     /// (destination identity, errors) as last logged.
     logged: Vec<(String, u64)>,
-    spacing: WarnBackoff,
 }
 
 impl ReportLog {
@@ -86,9 +72,9 @@ impl ReportLog {
         ReportLog::default()
     }
 
-    /// The report to log at `now` for `snapshot`, if one is due: at once for a new set of
-    /// destinations (first start, reload), else when errors grew and the spacing allows.
-    pub fn due(&mut self, snapshot: &TelemetrySnapshot, now: Instant) -> Option<Report> {
+    /// The lines to log for `snapshot`, if they are due: once for each new set of destinations
+    /// (first start, a reload that changed them or restarted their counters).
+    pub fn due(&mut self, snapshot: &TelemetrySnapshot) -> Option<Vec<String>> {
         let current: Vec<(String, u64)> = snapshot
             .destinations
             .iter()
@@ -102,25 +88,14 @@ impl ReportLog {
                 .all(|((name, errors), (old_name, old_errors))| {
                     name == old_name && errors >= old_errors
                 });
-        let errors_grew = same_set
-            && current
-                .iter()
-                .zip(&self.logged)
-                .any(|((_, errors), (_, old))| errors > old);
-        let due = if same_set {
-            errors_grew && self.spacing.allow(now)
-        } else {
-            self.spacing.restart(now);
-            !current.is_empty() || !self.logged.is_empty()
-        };
-        if !due {
+        if same_set {
+            // Keep the counts current, so a later restart (fewer errors) is seen.
+            self.logged = current;
             return None;
         }
+        let due = !current.is_empty() || !self.logged.is_empty();
         self.logged = current;
-        Some(Report {
-            errors_grew,
-            lines: destination_lines(snapshot),
-        })
+        due.then(|| destination_lines(snapshot))
     }
 }
 
@@ -129,7 +104,6 @@ mod tests {
     use super::*;
     use crate::telemetry_out::stats::{DestinationStats, TelemetryStats};
     use rig_protocols::telemetry::Format;
-    use std::time::Duration;
 
     fn refused() -> std::io::Error {
         std::io::Error::from_raw_os_error(libc::ECONNREFUSED)
@@ -170,43 +144,30 @@ mod tests {
     }
 
     #[test]
-    fn the_log_reports_once_at_start_then_only_when_errors_grow_ever_further_apart() {
+    fn the_log_reports_each_set_of_destinations_once_and_leaves_errors_to_the_sender() {
         let stats = stats();
         let mut log = ReportLog::new();
-        let t0 = Instant::now();
-        let first = log.due(&stats.snapshot(), t0).expect("new destinations");
-        assert!(!first.errors_grew);
-        assert_eq!(first.lines.len(), 2);
-        stats.destinations[0].record_sent();
-        assert_eq!(
-            log.due(&stats.snapshot(), t0 + Duration::from_secs(10)),
-            None
-        );
-
-        let mut reported_at = Vec::new();
-        // Errors at 1 kHz for 100 s, the health report asking every second.
-        for second in 11..=100u64 {
+        let first = log.due(&stats.snapshot()).expect("new destinations");
+        assert_eq!(first.len(), 2);
+        // Errors at 1 kHz for 100 s, the health report asking every second: no more lines.
+        for _ in 11..=100u64 {
             for _ in 0..1000 {
                 stats.destinations[1].record_error(&refused());
             }
-            if let Some(report) = log.due(&stats.snapshot(), t0 + Duration::from_secs(second)) {
-                assert!(report.errors_grew);
-                reported_at.push(second);
-            }
+            stats.destinations[0].record_sent();
+            assert_eq!(log.due(&stats.snapshot()), None);
         }
-        assert_eq!(reported_at, vec![11, 31, 71], "ever further apart");
     }
 
     #[test]
     fn restarted_counters_are_a_new_set() {
         let mut log = ReportLog::new();
-        let t0 = Instant::now();
         let before = stats();
         before.destinations[1].record_error(&refused());
-        assert!(log.due(&before.snapshot(), t0).is_some());
+        assert!(log.due(&before.snapshot()).is_some());
         let after_reload = stats();
-        assert!(log.due(&after_reload.snapshot(), t0).is_some());
-        assert!(log.due(&TelemetrySnapshot::default(), t0).is_some());
-        assert_eq!(log.due(&TelemetrySnapshot::default(), t0), None);
+        assert!(log.due(&after_reload.snapshot()).is_some());
+        assert!(log.due(&TelemetrySnapshot::default()).is_some());
+        assert_eq!(log.due(&TelemetrySnapshot::default()), None);
     }
 }

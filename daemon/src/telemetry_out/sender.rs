@@ -4,8 +4,8 @@
 //!
 //! Invariants: a send never blocks (sockets are non-blocking; a full socket buffer is an
 //! `EAGAIN`/`ENOBUFS` counted like any other error); errors are counted per destination and
-//! logged per destination with the count since the last warning, at once and then ever
-//! further apart while they last ([`WarnBackoff`]: 10 s, 20 s, 40 s ... up to 10 min); the
+//! logged per destination: the first at once, then at most one summary a minute with the
+//! count since the last line and the latest error ([`ErrorLog`]); the
 //! thread ends when the stage (the channel's sender) is dropped. On the physics core
 //! ([`SlackPacer`]) a send starts only in the loop's idle time, early enough to end before the
 //! next deadline.
@@ -19,7 +19,7 @@ use rig_config::realtime::RT_CORE_SENDER_SLACK_TENTHS;
 use rig_protocols::telemetry::{Format, MAX_PACKET_LEN};
 use rig_protocols::Frame;
 
-use super::backoff::WarnBackoff;
+use super::error_log::{ErrorLine, ErrorLog};
 use super::mmsg::send_each;
 use super::stats::TelemetryStats;
 use crate::rt::clock::{now_ns, sleep_between_ticks};
@@ -92,8 +92,8 @@ pub struct Destination {
     /// A non-blocking socket connected to `addr` (connected, so the kernel reports ICMP
     /// port-unreachable as `ECONNREFUSED` on a later send and the error is counted).
     pub socket: UdpSocket,
-    warnings: WarnBackoff,
-    errors_at_last_warning: u64,
+    error_log: ErrorLog,
+    errors_at_last_line: u64,
 }
 
 impl Destination {
@@ -103,15 +103,15 @@ impl Destination {
             stats_index,
             addr,
             socket,
-            warnings: WarnBackoff::new(),
-            errors_at_last_warning: 0,
+            error_log: ErrorLog::new(),
+            errors_at_last_line: 0,
         }
     }
 
     /// The same, for counters that already hold `errors` (continued over a reload): the first
     /// warning counts the errors after those.
     pub fn counting_errors_after(mut self, errors: u64) -> Destination {
-        self.errors_at_last_warning = errors;
+        self.errors_at_last_line = errors;
         self
     }
 }
@@ -310,20 +310,29 @@ fn warn_rate_limited(
     errors: u64,
     err: &std::io::Error,
 ) {
-    if !destination.warnings.allow(Instant::now()) {
+    let line = destination.error_log.on_error(Instant::now());
+    if line == ErrorLine::Quiet {
         return;
     }
-    let new_errors = errors - destination.errors_at_last_warning;
-    destination.errors_at_last_warning = errors;
-    tracing::warn!(
-        "telemetry {} to {}: {} send error(s) since the last warning, latest: {}; sending \
-         continues (fix: check that the receiving app runs and listens on that address, or \
-         remove the destination from [[telemetry]])",
-        format.name(),
-        destination.addr,
-        new_errors,
-        err
-    );
+    let new_errors = errors - destination.errors_at_last_line;
+    destination.errors_at_last_line = errors;
+    let fix = "fix: check that the receiving app runs and listens on that address, or remove \
+               the destination from [[telemetry]]";
+    if line == ErrorLine::First {
+        tracing::warn!(
+            "telemetry {} to {}: {new_errors} send error(s), the first: {err}; sending \
+             continues, and further errors are summarised at most once a minute ({fix})",
+            format.name(),
+            destination.addr,
+        );
+    } else {
+        tracing::warn!(
+            "telemetry {} to {}: {new_errors} send error(s) since the last line, latest: \
+             {err}; sending continues ({fix})",
+            format.name(),
+            destination.addr,
+        );
+    }
 }
 
 #[cfg(test)]

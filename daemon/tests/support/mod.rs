@@ -95,8 +95,15 @@ pub fn free_port() -> u16 {
 }
 
 /// A config for tests: the defaults, without PM QoS, memory locking and the final spin (the
-/// test machine is shared, and every test daemon spinning on the last core would take it).
-pub const TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\nspin_us = 0\n";
+/// test machine is shared, and every test daemon spinning on the last core would take it),
+/// and with the robot driving at the full rate (the tests watch a lapping car and its loop;
+/// the idle default has its own tests, with [`IDLE_TEST_CONFIG`]).
+pub const TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\nspin_us = 0\n\
+                               when_nobody_drives = \"robot\"\n";
+
+/// [`TEST_CONFIG`] with the default `when_nobody_drives` (idle).
+pub const IDLE_TEST_CONFIG: &str =
+    "[loop]\npm_qos = \"off\"\nlock_memory = false\nspin_us = 0\n";
 
 /// `rigd run` with `config`, notifying `notify`, plus `extra` args and env.
 pub fn spawn_rigd(

@@ -1,4 +1,5 @@
-//! The frame around the pages: the title bar (name, page tabs, LIVE / NO DATA / FROZEN badge),
+//! The frame around the pages: the title bar (name, page tabs, who drives when an embedding
+//! rigd says so, LIVE / NO DATA / FROZEN badge),
 //! the source status line (format, sender, packet rate, age, counters) and the key-binding bar.
 
 use ratatui::buffer::Buffer;
@@ -52,11 +53,45 @@ impl Widget for TitleBar<'_> {
             };
             tabs.push(Span::styled(label, style));
         }
-        Line::from(tabs).render(tabs_area, buf);
+        let tabs = Line::from(tabs);
+        let tabs_width = tabs.width() as u16;
+        tabs.render(tabs_area, buf);
         Line::from(badges)
             .alignment(Alignment::Right)
             .render(badge_area, buf);
+        if let Some(driver) = &self.view.state.host.driver {
+            // Between the tabs and the badge, a space either side, cut with `…` (no numbers to
+            // lose: the vid:pid comes after the name and is the first thing cut).
+            let room = tabs_area.width.saturating_sub(tabs_width + 2) as usize;
+            let text = fit_with_ellipsis(driver, room);
+            let area = Rect {
+                x: tabs_area.x + tabs_width + 1,
+                width: room as u16,
+                ..tabs_area
+            };
+            let style = if driver.starts_with("robot:") || driver.starts_with("nobody:") {
+                THEME.warn
+            } else {
+                THEME.value
+            };
+            Line::styled(text, style)
+                .alignment(Alignment::Right)
+                .render(area, buf);
+        }
     }
+}
+
+/// `text` in at most `room` characters, its end replaced by `…` when cut.
+fn fit_with_ellipsis(text: &str, room: usize) -> String {
+    if text.chars().count() <= room {
+        return text.to_owned();
+    }
+    if room == 0 {
+        return String::new();
+    }
+    let mut cut: String = text.chars().take(room - 1).collect();
+    cut.push('…');
+    cut
 }
 
 /// The source status line.
@@ -194,6 +229,37 @@ mod tests {
             1,
         ));
         assert!(none[0].ends_with(" NO DATA "), "{none:?}");
+    }
+
+    #[test]
+    fn the_title_bar_says_who_drives_and_cuts_it_to_fit() {
+        let (mut state, now) = live_state();
+        state.host.driver =
+            Some("robot: wheel 'wheel' (046d:c24f) not found; plug it in".to_owned());
+        let view = view_at(&state, now);
+        let bar = |width| {
+            rows(&render(
+                TitleBar {
+                    view: &view,
+                    page: Page::Drive,
+                    frozen: false,
+                },
+                width,
+                1,
+            ))[0]
+                .clone()
+        };
+        assert_eq!(
+            bar(120),
+            format!(
+                "rig-dash [Drive] Tyres  Track  Rig  {:>77}  LIVE ",
+                "robot: wheel 'wheel' (046d:c24f) not found; plug it in"
+            )
+        );
+        assert_eq!(
+            bar(80),
+            "rig-dash [Drive] Tyres  Track  Rig  robot: wheel 'wheel' (046d:c24f) not…  LIVE "
+        );
     }
 
     #[test]

@@ -52,6 +52,10 @@ pub use rate::{default_update_rate_hz, DriverKind};
 pub const STALL: Duration = Duration::from_millis(20);
 /// How often the writer samples the latest command.
 const POLL: Duration = Duration::from_millis(1);
+/// How often the latest command is sampled while no device is open (nothing to write; the
+/// rescan for the device stays every [`RESCAN`]): an idle rigd with its wheel unplugged must
+/// not wake a thread a thousand times a second.
+const NO_DEVICE_POLL: Duration = Duration::from_millis(20);
 /// How often a missing device is looked for.
 const RESCAN: Duration = Duration::from_millis(250);
 /// Shift lights change at most this often.
@@ -154,7 +158,7 @@ impl FfbWriter {
                     if cmd.sequence != last_seq.0 {
                         last_seq = (cmd.sequence, now);
                     }
-                    let stalled = now.duration_since(last_seq.1) > STALL;
+                    let stalled = !cmd.loop_idle && now.duration_since(last_seq.1) > STALL;
                     link.set_loop_stalled(stalled && cmd.sequence != 0);
                     match open.as_mut() {
                         None if now >= next_scan => {
@@ -191,7 +195,8 @@ impl FfbWriter {
                             }
                         }
                     }
-                    std::thread::sleep(POLL);
+                    // Nothing to write while no device is open: look less often (idle CPU).
+                    std::thread::sleep(if open.is_some() { POLL } else { NO_DEVICE_POLL });
                 }
                 if let Some(mut dev) = open.take() {
                     let _ = dev.stop(Instant::now(), &mut stats);
