@@ -216,6 +216,10 @@ pub enum ButtonFunction {
     Starter,
     /// Puts the car back on the track.
     ResetCar,
+    /// Pauses the simulation, and resumes it at the next press: the car holds still (no
+    /// physics steps), force feedback lets go of the road's torque and centres the rim, and
+    /// motion platforms settle.
+    Pause,
     /// Handbrake as a button (full while held).
     Handbrake,
     /// Force-feedback emergency stop: the first press latches zero torque, the next press

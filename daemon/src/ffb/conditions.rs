@@ -1,6 +1,6 @@
 //! The condition effects the base runs itself (spring, damper, friction, inertia), as levels
 //! for [`super::stage::FfbCommand::conditions`]: a centring spring and damper while the car is
-//! parked, being reset or driven by the robot, and optional friction/damper/inertia feel
+//! parked, paused, being reset or driven by the robot, and optional friction/damper/inertia feel
 //! terms for direct-drive bases. Pure and allocation-free: the FFB stage runs it on the RT
 //! thread once per tick, after the constant-force chain.
 //!
@@ -44,6 +44,8 @@ pub struct DriveState {
     pub robot_drives: bool,
     /// The player holds the reset request (the car is being put back on the track).
     pub resetting: bool,
+    /// The simulation is paused (the player's pause button).
+    pub paused: bool,
 }
 
 /// The condition terms derived once from the config, as shares of the base's maximum.
@@ -148,7 +150,7 @@ impl ConditionShaper {
         let p = self.params;
         // A speed that is not a number counts as parked: centring is the safe side.
         let parked = speed_mps.is_nan() || speed_mps.abs() < p.parked_below_mps;
-        let target = if parked || drive.robot_drives || drive.resetting {
+        let target = if parked || drive.robot_drives || drive.resetting || drive.paused {
             1.0
         } else {
             0.0
@@ -205,6 +207,7 @@ mod tests {
     const PARKED: DriveState = DriveState {
         robot_drives: false,
         resetting: false,
+        paused: false,
     };
 
     fn dd_config() -> FfbConfig {
@@ -260,12 +263,18 @@ mod tests {
         }
         let driving = s.step(20.0, PARKED, 1.0);
         assert_eq!(driving, Conditions::default());
-        // Robot driving or a reset brings it back even at speed.
+        // Robot driving, a reset or a pause brings it back even at speed.
         let robot = DriveState {
             robot_drives: true,
-            resetting: false,
+            ..PARKED
         };
         assert_eq!(run(&mut s, 20.0, robot, 600).spring, parked.spring);
+        assert_eq!(run(&mut s, 20.0, PARKED, 600), Conditions::default());
+        let paused = DriveState {
+            paused: true,
+            ..PARKED
+        };
+        assert_eq!(run(&mut s, 20.0, paused, 600).spring, parked.spring);
     }
 
     #[test]
@@ -387,7 +396,7 @@ mod tests {
             s.set_spring_autocentre(spring_autocentre);
             let cap = cap_share * 32767.0 + 1.0;
             for speed in speeds {
-                let drive = DriveState { robot_drives: robot, resetting: false };
+                let drive = DriveState { robot_drives: robot, resetting: false, paused: false };
                 let c = s.step(speed, drive, ramp);
                 let levels = [c.spring, c.damper, c.friction, c.inertia];
                 let total: i32 = levels.iter().map(|l| i32::from(l.saturation)).sum();

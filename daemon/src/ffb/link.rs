@@ -40,6 +40,7 @@ pub struct FfbLink {
     hold_starts: AtomicU32,
     robot_drives: AtomicBool,
     resetting: AtomicBool,
+    paused: AtomicBool,
     spring_autocentre: AtomicBool,
 }
 
@@ -138,13 +139,15 @@ impl FfbLink {
         self.robot_drives
             .store(drive.robot_drives, Ordering::Relaxed);
         self.resetting.store(drive.resetting, Ordering::Relaxed);
+        self.paused.store(drive.paused, Ordering::Relaxed);
     }
 
-    /// Who drives the player car (robot, reset held), as the RT loop last published it.
+    /// Who drives the player car (robot, reset held, paused), as the RT loop last published it.
     pub fn drive(&self) -> DriveState {
         DriveState {
             robot_drives: self.robot_drives.load(Ordering::Relaxed),
             resetting: self.resetting.load(Ordering::Relaxed),
+            paused: self.paused.load(Ordering::Relaxed),
         }
     }
 

@@ -373,6 +373,7 @@ mod tests {
         link.publish_drive(super::super::conditions::DriveState {
             robot_drives: true,
             resetting: false,
+            paused: false,
         });
         for _ in 0..600 {
             stage.on_tick(&driving);

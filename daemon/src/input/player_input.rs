@@ -18,6 +18,9 @@ pub struct PlayerInput {
     /// The player asked to reset the car to the track (level-triggered: the RT thread resets
     /// on the rising edge).
     pub reset_requested: bool,
+    /// The player's pause button is held (level-triggered: the RT thread toggles the pause on
+    /// the rising edge).
+    pub pause_requested: bool,
     /// The emergency stop is pressed: every output goes to its safe state while true.
     pub estop: bool,
     /// Sequential-shift presses counted so far (serial button boxes); the RT thread turns each
@@ -31,6 +34,7 @@ impl PlayerInput {
         connected: false,
         controls: Controls::SAFE_STOP,
         reset_requested: false,
+        pause_requested: false,
         estop: false,
         shift_presses: ShiftPresses { up: 0, down: 0 },
     };

@@ -380,6 +380,7 @@ impl ControlState {
             connected,
             controls: c.sanitized(),
             reset_requested: self.held_any(ButtonFunction::ResetCar),
+            pause_requested: self.held_any(ButtonFunction::Pause),
             estop: self.estop,
             ..PlayerInput::DISCONNECTED
         }
@@ -496,7 +497,8 @@ mod tests {
         let b = Bindings::resolve(&config.devices).expect("every code is a kernel name");
         assert_eq!(b.axes[0].code, 0x00, "ABS_X");
         assert_eq!(b.buttons[0].code, 0x120, "BTN_TRIGGER");
-        assert_eq!(b.buttons[5].code, 0x12b, "BTN_BASE6");
+        assert_eq!(b.buttons[5].code, 0x128, "BTN_BASE3");
+        assert_eq!(b.buttons[6].code, 0x12b, "BTN_BASE6");
     }
 
     #[test]

@@ -215,6 +215,7 @@ pub fn replay_steps(
             connected: step.connected,
             controls: step.controls,
             reset_requested: false,
+            pause_requested: false,
             estop: false,
             shift_presses: ShiftPresses::default(),
         };

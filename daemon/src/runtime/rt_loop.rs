@@ -14,7 +14,9 @@
 //! thread to log and count. The e-stop input does the same
 //! with `EmergencyStop`, resuming when it is released. Stages keep receiving frames while
 //! stopped and must hold their safe state until `resume()`. A reset request puts the player car
-//! back on its start slot on the request's rising edge.
+//! back on its start slot on the request's rising edge. The pause button toggles a pause on
+//! its rising edge while someone drives: no physics steps, the frame shows the car holding
+//! still ([`LoopMode::Paused`]; the FFB stage centres the rim).
 //!
 //! Idle (`[loop] when_nobody_drives = "idle"`, [`LoopTiming::idle_period_ns`]): while no wheel
 //! or gamepad drives (`PlayerInput::connected` false) the player car gets the safe stop's
@@ -68,6 +70,8 @@ pub enum LoopMode {
     /// Nobody drives and the car is parked: the loop wakes every idle period, steps no
     /// physics, and its stages rest (safe-stopped with `Idle`).
     Idle = 2,
+    /// Full rate, the player paused the simulation: no physics steps, the car holds still.
+    Paused = 3,
 }
 
 /// The idle loop wakes at most this far apart (about 20 times a second), and at most a
@@ -109,6 +113,7 @@ impl LoopShared {
         match self.mode.load(Ordering::Relaxed) {
             1 => LoopMode::Parking,
             2 => LoopMode::Idle,
+            3 => LoopMode::Paused,
             _ => LoopMode::Driving,
         }
     }
@@ -225,6 +230,8 @@ pub struct RtLoop {
     faulted: bool,
     estop: bool,
     reset_held: bool,
+    paused: bool,
+    pause_held: bool,
     shift_edges: ShiftEdges,
     mode: LoopMode,
     /// When the current parking began, ns.
@@ -245,6 +252,8 @@ impl RtLoop {
             faulted: false,
             estop: false,
             reset_held: false,
+            paused: false,
+            pause_held: false,
             shift_edges: ShiftEdges::default(),
             mode: LoopMode::Driving,
             parking_since_ns: 0,
@@ -276,25 +285,35 @@ impl RtLoop {
     /// One wake-up's work: `latency_ns` after its deadline, `missed` deadlines passed since
     /// the previous wake-up. Runs the physics steps, the stages and the hand-offs.
     pub fn tick(&mut self, wake_ns: u64, latency_ns: u64, missed: u64) {
-        let extra = missed.min(u64::from(self.timing.max_catch_up_steps));
-        let dropped = missed - extra;
-        let steps = 1 + extra as u32;
-        self.health.record_wake(latency_ns, steps, missed, dropped);
-        self.track_deadlines(missed);
-
         // Every input device was merged into this one slot by the input layer.
         let mut input = self.parts.input.read();
         self.shift_edges.apply(&mut input);
+        // The pause toggles on the button's rising edge; it needs someone at the controls.
+        if input.pause_requested && !self.pause_held {
+            self.paused = !self.paused;
+        }
+        self.pause_held = input.pause_requested;
+        self.paused &= input.connected;
+        let paused = self.paused;
+
+        let extra = missed.min(u64::from(self.timing.max_catch_up_steps));
+        let dropped = missed - extra;
+        let steps = if paused { 0 } else { 1 + extra as u32 };
+        self.health.record_wake(latency_ns, steps, missed, dropped);
+        self.track_deadlines(missed);
+
         self.track_estop(input.estop);
         if input.reset_requested && !self.reset_held {
             self.parts.sim.reset_player();
         }
         self.reset_held = input.reset_requested;
         let nobody_drives = !input.connected && self.timing.idle_period_ns.is_some();
-        // The FFB stage centres the rim while the robot drives or the car is being reset.
+        // The FFB stage centres the rim while the robot drives, the car is being reset or the
+        // simulation is paused.
         self.parts.ffb.publish_drive(DriveState {
             robot_drives: !input.connected && !nobody_drives,
             resetting: input.reset_requested,
+            paused,
         });
         if nobody_drives {
             // Parking: no robot; the controls are the safe stop's (brake on, no throttle), as
@@ -317,7 +336,10 @@ impl RtLoop {
             self.shared.quarantine.publish(new, &report);
             player_stopped = self.parts.sim.is_player(&report) && report.fault.car_stopped;
         }
-        let car = self.parts.sim.player_telemetry();
+        let mut car = self.parts.sim.player_telemetry();
+        if paused {
+            hold_still(&mut car);
+        }
         if (player_stopped || !physics_is_finite(&car)) && !self.faulted {
             self.faulted = true;
             self.on_time_streak = 0;
@@ -339,13 +361,14 @@ impl RtLoop {
         self.shared.heartbeat.fetch_add(1, Ordering::Relaxed);
         let done = now_ns();
         self.health.record_work(done.saturating_sub(wake_ns), done);
-        self.track_parking(nobody_drives, frame.car.speed_mps, wake_ns);
+        self.track_parking(nobody_drives, paused, frame.car.speed_mps, wake_ns);
     }
 
     /// Full-rate mode changes after a tick: nobody drives -> park the car, parked -> idle
     /// (the stages rest), someone drives -> full rate.
-    fn track_parking(&mut self, nobody_drives: bool, speed_mps: f64, wake_ns: u64) {
+    fn track_parking(&mut self, nobody_drives: bool, paused: bool, speed_mps: f64, wake_ns: u64) {
         match (self.mode, nobody_drives) {
+            (_, false) if paused => self.set_mode(LoopMode::Paused),
             (_, false) => self.set_mode(LoopMode::Driving),
             (LoopMode::Driving, true) => {
                 self.parking_since_ns = wake_ns;
@@ -514,6 +537,18 @@ impl RtLoop {
     pub fn mode(&self) -> LoopMode {
         self.mode
     }
+}
+
+/// The paused car as the stages and telemetry see it: where it stands, as it was, but nothing
+/// changes, so no acceleration, no rotation and no torque at the rim (the specific force is
+/// gravity's alone: motion platforms settle, force feedback lets go of the road).
+fn hold_still(car: &mut rig_physics::CarTelemetry) {
+    for axis in 0..3 {
+        car.specific_force_body_mps2[axis] -= car.acceleration_body_mps2[axis];
+    }
+    car.acceleration_body_mps2 = [0.0; 3];
+    car.angular_velocity_body_radps = [0.0; 3];
+    car.steering_torque_nm = 0.0;
 }
 
 /// True when the values every output reads are finite.

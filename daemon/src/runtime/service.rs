@@ -270,8 +270,13 @@ fn status_text(frame: &Frame, mode: LoopMode, wakes_per_s: f64) -> String {
             h.ticks
         );
     }
+    let paused = if mode == LoopMode::Paused {
+        "paused (no physics), "
+    } else {
+        ""
+    };
     format!(
-        "{:.0} Hz, wake p99 {:.0} us, max {:.0} us, tick work p99 {:.0} us, physics step p99 {:.0} us, late >1 ms {}, dropped {:.0} ms",
+        "{paused}{:.0} Hz, wake p99 {:.0} us, max {:.0} us, tick work p99 {:.0} us, physics step p99 {:.0} us, late >1 ms {}, dropped {:.0} ms",
         h.tick_rate_hz, h.wake_latency_p99_us, h.wake_latency_max_us, h.tick_work_p99_us, h.physics_step_p99_us, h.late_ticks_1ms, h.dropped_time_ms
     )
 }

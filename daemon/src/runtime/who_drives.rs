@@ -168,7 +168,9 @@ impl Inputs {
         }
         match (&before.gamepad, &now.gamepad) {
             (None, Some(name)) => lines.push(LogLine::info(format!("gamepad connected: '{name}'"))),
-            (Some(name), None) => lines.push(LogLine::info(format!("gamepad disconnected: '{name}'"))),
+            (Some(name), None) => {
+                lines.push(LogLine::info(format!("gamepad disconnected: '{name}'")))
+            }
             _ => {}
         }
         for (i, name) in self.serial.iter().enumerate() {
@@ -336,6 +338,14 @@ impl DriverLog {
                 LoopMode::Driving if self.mode == LoopMode::Idle => lines.push(LogLine::info(
                     "the loop runs at its full rate again".to_string(),
                 )),
+                LoopMode::Paused => lines.push(LogLine::info(
+                    "simulation paused (pause button): the car holds still, force feedback \
+                     centres the rim, motion settles; press it again to resume"
+                        .to_string(),
+                )),
+                LoopMode::Driving if self.mode == LoopMode::Paused => {
+                    lines.push(LogLine::info("simulation resumed".to_string()))
+                }
                 _ => {}
             }
             self.mode = mode;
