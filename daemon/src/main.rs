@@ -18,7 +18,7 @@ fn main() {
     let display = shows_display(&cli);
     if display {
         if let Err(err) = check_inputs(&cli) {
-            fail(&err, |line| eprintln!("rigd: {line}"));
+            fail(&err, |line| LogTarget::Stderr.tell(line));
         }
     }
     let log = logging::init(display);

@@ -66,12 +66,13 @@ pub(crate) fn deserialize_collecting(
             ));
             return (Config::default(), problems);
         };
-        // A required key whose bad value was removed shows up again as "missing": once is enough.
+        // A required key whose bad value was removed shows up again as "missing", and a value
+        // the parser recovered from a syntax error again as the wrong type: once is enough.
         let repeated = missing_key(&message).is_some_and(|key| {
             removed_fields
                 .iter()
                 .any(|f| f.ends_with(&format!(".{key}")))
-        });
+        }) || problems.iter().any(|p| p.field == field);
         if !repeated {
             problems.push(problem_from_error(
                 text,
