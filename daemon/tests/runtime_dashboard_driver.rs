@@ -50,13 +50,21 @@ fn the_demo_shows_that_the_robot_drives_and_why() {
              destinations = [\"127.0.0.1:{dash_port}\"]\n"
         ),
     );
-    let tmux = start("rigd-dash-driver-demo", &config, &dir.0.join("state"), "--robot");
+    let tmux = start(
+        "rigd-dash-driver-demo",
+        &config,
+        &dir.0.join("state"),
+        "--robot",
+    );
     let screen = tmux.wait_for("who drives in the title bar", |s| {
         s.lines().next().is_some_and(|title| {
             title.contains("rig-dash") && title.contains("robot: no wheel or gamepad configured")
         })
     });
-    assert!(screen.contains("LIVE"), "the robot drives the car:\n{screen}");
+    assert!(
+        screen.contains("LIVE"),
+        "the robot drives the car:\n{screen}"
+    );
     quit(&tmux);
 }
 
@@ -64,11 +72,8 @@ fn the_demo_shows_that_the_robot_drives_and_why() {
 fn a_missing_wheel_is_on_screen_and_once_in_the_log_file() {
     let dir = TempDir::new("dash-driver-g29");
     let dash_port = free_port();
-    let g29 = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/g29.toml"
-    ))
-    .unwrap();
+    let g29 = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/g29.toml"))
+        .unwrap();
     let config = dir.file(
         "rigd.toml",
         &format!(

@@ -154,7 +154,10 @@ fn nobody_driving_idles_with_no_physics_and_a_device_brings_the_full_rate_back()
     );
     assert_eq!(idle.stage.idle_stops.load(Ordering::Relaxed), 1);
     assert_eq!(idle.stage.stopped.load(Ordering::Relaxed), 1, "stages rest");
-    assert!(stage_ticks > 0, "the stages still get the parked car's frames");
+    assert!(
+        stage_ticks > 0,
+        "the stages still get the parked car's frames"
+    );
 
     // A wheel appears (the input thread publishes it into the hub): full rate within the
     // idle period, the stages resumed.

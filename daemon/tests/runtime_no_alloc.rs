@@ -202,8 +202,15 @@ fn parking_idling_and_waking_up_allocate_nothing() {
     }
     counting_alloc::disarm();
 
-    assert_eq!(counting_alloc::allocations(), 0, "parking or idling allocated");
-    assert!(idle_wakes > 2_000, "the loop idled: {idle_wakes} idle wake-ups");
+    assert_eq!(
+        counting_alloc::allocations(),
+        0,
+        "parking or idling allocated"
+    );
+    assert!(
+        idle_wakes > 2_000,
+        "the loop idled: {idle_wakes} idle wake-ups"
+    );
     assert_eq!(rt_loop.mode(), LoopMode::Idle);
     assert_eq!(shared.mode(), LoopMode::Idle);
 }

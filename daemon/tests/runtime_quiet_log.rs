@@ -40,7 +40,13 @@ fn a_refused_destination_logs_one_line_and_health_is_at_info_every_ten_seconds()
         .rev()
         .find_map(|(_, m)| {
             let after = m.split(&format!("127.0.0.1:{closed_port}: sent ")).nth(1)?;
-            after.split(", errors ").nth(1)?.split(' ').next()?.parse::<u64>().ok()
+            after
+                .split(", errors ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
         })
         .expect("the destination's counters in STATUS=");
     assert!(errors_at_end > 1000, "{errors_at_end} errors counted");

@@ -14,11 +14,8 @@ const MISSING: &str = "wheel 'wheel' (046d:c24f) not found; plug it in";
 
 /// examples/g29.toml with the test machine's `[loop]` settings (`loop` is the `[loop]` text).
 fn g29_config(dir: &TempDir, loop_settings: &str) -> std::path::PathBuf {
-    let g29 = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/g29.toml"
-    ))
-    .unwrap();
+    let g29 = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/g29.toml"))
+        .unwrap();
     dir.file("g29.toml", &format!("{loop_settings}\n{g29}"))
 }
 
@@ -53,7 +50,11 @@ fn a_missing_wheel_is_warned_once_and_nobody_drives_so_the_loop_idles() {
         .lines()
         .filter(|l| l.contains("WARN") && l.contains("wheel 'wheel'"))
         .collect();
-    assert_eq!(warnings.len(), 1, "one warning for the missing wheel:\n{stderr}");
+    assert_eq!(
+        warnings.len(),
+        1,
+        "one warning for the missing wheel:\n{stderr}"
+    );
     assert!(
         warnings[0].contains(
             "input device wheel 'wheel' (046d:c24f) is configured but not connected; plug it in"

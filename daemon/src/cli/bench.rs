@@ -43,12 +43,7 @@ pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
         idle_period_ns: None,
         ..LoopTiming::from_config(&config.realtime)
     };
-    let (rt, rt_refused) = RtThread::start(
-        parts,
-        timing,
-        shared.clone(),
-        &config.realtime,
-    )?;
+    let (rt, rt_refused) = RtThread::start(parts, timing, shared.clone(), &config.realtime)?;
     refused.extend(rt_refused);
     if let Some(warning) = setup::warning(&refused) {
         tracing::warn!("{warning}");

@@ -176,7 +176,11 @@ fn run(
         link.set_estop(state.estop());
     };
     let presence = |open: &[Option<Opened>]| {
-        hub.publish_evdev_presence(open.iter().map(|o| Some(o.as_ref()?.found.clone())).collect());
+        hub.publish_evdev_presence(
+            open.iter()
+                .map(|o| Some(o.as_ref()?.found.clone()))
+                .collect(),
+        );
     };
     publish(&state);
     let mut scanned = false;

@@ -367,7 +367,7 @@ impl RtLoop {
     /// and slots, the heartbeat. Returns false (having done nothing) when someone drives now.
     fn idle_tick(&mut self, wake_ns: u64) -> bool {
         let input = self.parts.input.read();
-        if input.connected || self.timing.idle_period_ns.is_none() {
+        if input.connected {
             return false;
         }
         self.track_estop(input.estop);
@@ -487,7 +487,7 @@ impl RtLoop {
         if self.mode == LoopMode::Idle {
             if let Some(idle_period) = self.timing.idle_period_ns {
                 if self.idle_tick(wake_ns) {
-                    return self.next_deadline(deadline_ns, latency, idle_period);
+                    return next_deadline(deadline_ns, latency, idle_period);
                 }
             }
             self.wake_up();
@@ -498,22 +498,22 @@ impl RtLoop {
         self.tick(wake_ns, latency, missed);
         if self.mode == LoopMode::Idle {
             if let Some(idle_period) = self.timing.idle_period_ns {
-                return self.next_deadline(deadline_ns, latency, idle_period);
+                return next_deadline(deadline_ns, latency, idle_period);
             }
         }
         deadline_ns + (missed + 1) * period
-    }
-
-    /// The first deadline `step_ns` apart from `deadline_ns` that is after a wake-up
-    /// `latency_ns` late.
-    fn next_deadline(&self, deadline_ns: u64, latency_ns: u64, step_ns: u64) -> u64 {
-        deadline_ns + (latency_ns / step_ns + 1) * step_ns
     }
 
     /// Whether the loop runs at its full rate, parks the car or idles.
     pub fn mode(&self) -> LoopMode {
         self.mode
     }
+}
+
+/// The first deadline a whole number of `step_ns` after `deadline_ns` that is later than a
+/// wake-up `latency_ns` after it.
+fn next_deadline(deadline_ns: u64, latency_ns: u64, step_ns: u64) -> u64 {
+    deadline_ns + (latency_ns / step_ns + 1) * step_ns
 }
 
 /// True when the values every output reads are finite.

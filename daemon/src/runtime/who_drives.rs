@@ -168,7 +168,9 @@ impl Inputs {
         }
         match (&before.gamepad, &now.gamepad) {
             (None, Some(name)) => lines.push(LogLine::info(format!("gamepad connected: '{name}'"))),
-            (Some(name), None) => lines.push(LogLine::info(format!("gamepad disconnected: '{name}'"))),
+            (Some(name), None) => {
+                lines.push(LogLine::info(format!("gamepad disconnected: '{name}'")))
+            }
             _ => {}
         }
         for (i, name) in self.serial.iter().enumerate() {

@@ -60,7 +60,9 @@ mod tests {
         assert_eq!(lines[0], (0, ErrorLine::First));
         assert_eq!(lines[1], (60, ErrorLine::Summary));
         assert_eq!(lines.len(), 10, "{lines:?}");
-        assert!(lines[1..].iter().all(|(_, line)| *line == ErrorLine::Summary));
+        assert!(lines[1..]
+            .iter()
+            .all(|(_, line)| *line == ErrorLine::Summary));
         // Errors that come back after a quiet time are summarised at once.
         assert_eq!(
             log.on_error(t0 + Duration::from_secs(900)),

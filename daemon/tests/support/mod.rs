@@ -102,8 +102,7 @@ pub const TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\nsp
                                when_nobody_drives = \"robot\"\n";
 
 /// [`TEST_CONFIG`] with the default `when_nobody_drives` (idle).
-pub const IDLE_TEST_CONFIG: &str =
-    "[loop]\npm_qos = \"off\"\nlock_memory = false\nspin_us = 0\n";
+pub const IDLE_TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\nspin_us = 0\n";
 
 /// `rigd run` with `config`, notifying `notify`, plus `extra` args and env.
 pub fn spawn_rigd(
