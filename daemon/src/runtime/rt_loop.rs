@@ -390,7 +390,7 @@ impl RtLoop {
     /// and slots, the heartbeat. Returns false (having done nothing) when someone drives now.
     fn idle_tick(&mut self, wake_ns: u64) -> bool {
         let input = self.parts.input.read();
-        if input.connected || self.timing.idle_period_ns.is_none() {
+        if input.connected {
             return false;
         }
         self.track_estop(input.estop);
@@ -510,7 +510,7 @@ impl RtLoop {
         if self.mode == LoopMode::Idle {
             if let Some(idle_period) = self.timing.idle_period_ns {
                 if self.idle_tick(wake_ns) {
-                    return self.next_deadline(deadline_ns, latency, idle_period);
+                    return next_deadline(deadline_ns, latency, idle_period);
                 }
             }
             self.wake_up();
@@ -521,16 +521,10 @@ impl RtLoop {
         self.tick(wake_ns, latency, missed);
         if self.mode == LoopMode::Idle {
             if let Some(idle_period) = self.timing.idle_period_ns {
-                return self.next_deadline(deadline_ns, latency, idle_period);
+                return next_deadline(deadline_ns, latency, idle_period);
             }
         }
         deadline_ns + (missed + 1) * period
-    }
-
-    /// The first deadline `step_ns` apart from `deadline_ns` that is after a wake-up
-    /// `latency_ns` late.
-    fn next_deadline(&self, deadline_ns: u64, latency_ns: u64, step_ns: u64) -> u64 {
-        deadline_ns + (latency_ns / step_ns + 1) * step_ns
     }
 
     /// Whether the loop runs at its full rate, parks the car or idles.
@@ -549,6 +543,12 @@ fn hold_still(car: &mut rig_physics::CarTelemetry) {
     car.acceleration_body_mps2 = [0.0; 3];
     car.angular_velocity_body_radps = [0.0; 3];
     car.steering_torque_nm = 0.0;
+}
+
+/// The first deadline a whole number of `step_ns` after `deadline_ns` that is later than a
+/// wake-up `latency_ns` after it.
+fn next_deadline(deadline_ns: u64, latency_ns: u64, step_ns: u64) -> u64 {
+    deadline_ns + (latency_ns / step_ns + 1) * step_ns
 }
 
 /// True when the values every output reads are finite.

@@ -429,6 +429,9 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 // input threads, whose devices are reported afresh.
                 hold_log = HoldLog::default();
                 driver_log = DriverLog::new(&session.config);
+                // The next report a full second after the new loop started, when its first
+                // one-second health window has closed (not "loop started" again).
+                last_report = Instant::now();
             }
             None => {}
         }
