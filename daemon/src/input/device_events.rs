@@ -262,9 +262,12 @@ impl DeviceEvents {
                 Ok(_) => {}
                 Err(why) => {
                     let node = info.sys.event_node.clone();
-                    let joystick_like =
-                        info.sys.name.to_lowercase().contains("wheel") || info.sys.bustype == 3;
-                    if joystick_like && !self.told_unreadable.contains(&node) {
+                    let event = node.file_name().map(|n| n.to_string_lossy().into_owned());
+                    let player = event.is_some_and(|event| {
+                        let caps = self.sys_root.join("class/input").join(event);
+                        is_player_device(&sysfs_capabilities(&caps.join("device/capabilities")))
+                    });
+                    if player && !self.told_unreadable.contains(&node) {
                         self.told_unreadable.push(node.clone());
                         out.push(DeviceEvent::Unreadable {
                             node,
@@ -328,6 +331,44 @@ impl DeviceEvents {
     }
 }
 
+/// The axes and buttons sysfs lists for an input device (`capabilities/abs` and `key`,
+/// readable by anyone), so a node rigd may not open can still be told from a keyboard.
+/// Each file is a bitmap in hexadecimal words of the kernel's `long`, the most significant
+/// word first.
+fn sysfs_capabilities(dir: &Path) -> Capabilities {
+    let bits = |name: &str| -> Vec<u16> {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+        let width = usize::BITS as usize;
+        let mut set = Vec::new();
+        for (index, word) in text.split_whitespace().rev().enumerate() {
+            let value = u64::from_str_radix(word, 16).unwrap_or(0);
+            for bit in 0..width {
+                if value >> bit & 1 == 1 {
+                    set.push((index * width + bit) as u16);
+                }
+            }
+        }
+        set
+    };
+    let axis = |code: u16| AxisInfo {
+        code,
+        name: String::new(),
+        min: 0,
+        max: 0,
+        resolution: 0,
+        fuzz: 0,
+        flat: 0,
+    };
+    Capabilities {
+        axes: bits("abs").into_iter().map(axis).collect(),
+        buttons: bits("key")
+            .into_iter()
+            .map(|c| (c, String::new()))
+            .collect(),
+        ..Capabilities::default()
+    }
+}
+
 fn open_nonblocking(node: &Path) -> io::Result<RawDevice> {
     let open = |write: bool| {
         OpenOptions::new()
@@ -382,6 +423,26 @@ mod tests {
             !is_player_device(&caps(&[0x00, 0x01, 0x35], &[0x14a, 0x145])),
             "touchpad"
         );
+    }
+
+    #[test]
+    fn sysfs_bitmaps_tell_a_wheel_from_a_keyboard_without_opening_it() {
+        let dir = std::env::temp_dir().join(format!("rigd-caps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A G29: ABS_X, Y, Z, RZ, HAT0X/Y; buttons 0x120 ..= 0x12f and 0x2c0 ..= 0x2c8.
+        std::fs::write(dir.join("abs"), "30027\n").unwrap();
+        std::fs::write(dir.join("key"), "1ff 0 0 0 0 0 0 ffff00000000 0 0 0 0\n").unwrap();
+        let caps = sysfs_capabilities(&dir);
+        let axes: Vec<u16> = caps.axes.iter().map(|a| a.code).collect();
+        assert_eq!(axes, [0x00, 0x01, 0x02, 0x05, 0x10, 0x11]);
+        assert!(caps.buttons.iter().any(|(c, _)| *c == 0x120));
+        assert!(caps.buttons.iter().any(|(c, _)| *c == 0x2c8));
+        assert!(is_player_device(&caps));
+        // A keyboard: keys only, no axes.
+        std::fs::write(dir.join("abs"), "0\n").unwrap();
+        std::fs::write(dir.join("key"), "fffffffffffffffe\n").unwrap();
+        assert!(!is_player_device(&sysfs_capabilities(&dir)));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
