@@ -21,6 +21,7 @@ mod pid_gadget;
 mod pid_hidraw_checks;
 mod pid_model;
 mod settings_checks;
+mod setup_checks;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -999,6 +1000,9 @@ fn main() {
     drop(hidg);
     gadget_down();
     test_pid_base(&mut r);
+    // Last, with no other wheel plugged in: the set-up commands on a uinput wheel and pedals.
+    setup_checks::test_watch(&mut r);
+    setup_checks::test_calibrate(&mut r);
     println!("RIGD-VMRIG-SUMMARY failed={}", r.failed);
     std::process::exit(r.failed.min(100) as i32);
 }

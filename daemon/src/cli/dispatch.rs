@@ -76,7 +76,9 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
             super::check::check_config(&path)?;
         }
         Command::Schema => println!("{}", rig_config::json_schema()),
-        Command::Devices => {
+        Command::Devices(args) if args.watch => super::devices_watch::run(cli.config.as_deref())?,
+        Command::Calibrate(args) => super::calibrate::run(cli.config.as_deref(), args.yes)?,
+        Command::Devices(_) => {
             // The backend each wheel would get under the given config (default: auto).
             let backend = match &cli.config {
                 Some(path) => {

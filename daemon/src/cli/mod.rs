@@ -1,12 +1,16 @@
 //! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
 //! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
-//! in [`check`], [`maneuver`] and [`bench`]) and the one place errors become exit codes: 0 ok,
-//! 2 for anything the user must fix before rigd can act (a bad configuration, an unusable
+//! in [`check`], [`maneuver`], [`bench`], [`devices_watch`] and [`calibrate`] (which writes
+//! through [`calibrate_config`])) and the one place errors become exit codes: 0 ok, 2 for
+//! anything the user must fix before rigd can act (a bad configuration, an unusable
 //! recording, a [`BadInvocation`]; clap's own usage errors exit 2 as well), 1 anything else.
 //! The outermost layer: nothing else in the crate imports it.
 
 pub mod bench;
+pub mod calibrate;
+pub mod calibrate_config;
 pub mod check;
+pub mod devices_watch;
 pub mod dispatch;
 pub mod maneuver;
 
@@ -46,8 +50,13 @@ pub enum Command {
     },
     /// Print the configuration's JSON schema (for editor completion and checks).
     Schema,
-    /// List input devices (wheels, pedals, shifters) with their ids, axes and force feedback.
-    Devices,
+    /// List input devices (wheels, pedals, shifters) with their ids, axes and force feedback;
+    /// with --watch, show every axis and button live, raw and as the config maps it.
+    Devices(DevicesArgs),
+    /// Calibrate the wheel and pedals step by step (turn lock to lock, press each pedal) and
+    /// write the [devices] mapping into the --config file, keeping its comments. Answers are
+    /// lines on stdin (Enter: done, s: skip), so a script can drive it.
+    Calibrate(CalibrateArgs),
     /// Replay a recording (`rigd run --record FILE`): re-run its physics without devices,
     /// check that every frame matches bit for bit, and feed the dashboard and the configured
     /// telemetry outputs. Exit 0 when it matches, 1 when it diverged, 2 for an unusable file.
@@ -80,6 +89,24 @@ pub struct RunArgs {
     /// `[record] path`).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub record: Option<PathBuf>,
+}
+
+/// Options of `rigd devices`.
+#[derive(Debug, Default, clap::Args)]
+pub struct DevicesArgs {
+    /// Show every axis and button of every wheel, pedal set, shifter and gamepad live: the
+    /// raw value and what the --config mapping makes of it; q, Ctrl-C or SIGTERM end it.
+    /// Not on a terminal it prints one line per change.
+    #[arg(long)]
+    pub watch: bool,
+}
+
+/// Options of `rigd calibrate`.
+#[derive(Debug, Default, clap::Args)]
+pub struct CalibrateArgs {
+    /// Write the result without asking (for scripts).
+    #[arg(long)]
+    pub yes: bool,
 }
 
 /// Options of `rigd replay`.

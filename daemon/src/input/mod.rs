@@ -6,7 +6,13 @@
 //!
 //! The RT thread sees only that slot (wait-free); the FFB stage sees the rim motion and the
 //! e-stop latch through the [`crate::ffb::FfbLink`] the session hands to [`start`].
+//!
+//! For setting devices up: [`device_events`] reads every wheel, pedal set, shifter and
+//! gamepad at once (`rigd devices --watch`, `rigd calibrate`) and [`calibration`] is the
+//! calibration's pure state machine.
 
+pub mod calibration;
+pub mod device_events;
 #[cfg(feature = "gamepad")]
 pub mod gamepad;
 pub mod hub;

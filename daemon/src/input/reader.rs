@@ -102,9 +102,11 @@ fn open_nonblocking(node: &std::path::Path) -> io::Result<RawDevice> {
     RawDevice::from_fd(OwnedFd::from(file))
 }
 
+/// Switches the kernel's noise filter (fuzz) and flat zone off on one axis, so rigd sees every
+/// raw value (also used by the set-up commands' [`super::device_events`]).
 /// `EVIOCSABS(abs)`: `_IOW('E', 0xc0 + abs, struct input_absinfo)` (the evdev crate has no
 /// wrapper; reference 2.7).
-fn set_abs_filters_off(device: &RawDevice, code: u16, info: &libc::input_absinfo) {
+pub fn set_abs_filters_off(device: &RawDevice, code: u16, info: &libc::input_absinfo) {
     let size = std::mem::size_of::<libc::input_absinfo>() as libc::c_ulong;
     let request: libc::c_ulong =
         (1 << 30) | (size << 16) | (0x45 << 8) | (0xc0 + libc::c_ulong::from(code));
