@@ -4,7 +4,6 @@
 //! ratatui's `TestBackend`. Every channel the format carries must appear; channels it lacks
 //! must read `--`, never 0.
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use ratatui::backend::TestBackend;
@@ -12,7 +11,7 @@ use ratatui::Terminal;
 use rig_dash::app::App;
 use rig_dash::keys::Action;
 use rig_dash::source::decode;
-use rig_dash::state::{DashState, Packet};
+use rig_dash::state::{DashState, Origin, Packet};
 use rig_dash::FormatChoice;
 use rig_protocols::{Format, Frame};
 
@@ -68,7 +67,7 @@ fn put_u32(bytes: &mut [u8], offset: usize, value: u32) {
 /// The app after receiving `bytes` (auto-detected) 5 ms before the returned instant.
 fn app_fed(bytes: &[u8]) -> App {
     let t0 = Instant::now();
-    let listen: SocketAddr = "127.0.0.1:20999".parse().unwrap();
+    let listen: Origin = "127.0.0.1:20999".parse().unwrap();
     let mut state = DashState::new(vec![listen], t0);
     let decoded = decode(bytes, FormatChoice::Auto);
     assert!(decoded.is_ok(), "{decoded:?}");
