@@ -252,7 +252,11 @@ mod tests {
         for _ in 0..CHANNEL_CAPACITY + 2 {
             feed.send(&native[..len]);
         }
-        assert_eq!(receivers.take_dropped(), 2, "a full hand-off drops and counts");
+        assert_eq!(
+            receivers.take_dropped(),
+            2,
+            "a full hand-off drops and counts"
+        );
         drop(receivers);
         assert!(!feed.send(&native[..len]), "the dashboard is gone");
     }

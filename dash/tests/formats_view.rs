@@ -82,7 +82,11 @@ fn app_fed(bytes: &[u8]) -> App {
 }
 
 fn screen(app: &App) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    screen_sized(app, 80, 24)
+}
+
+fn screen_sized(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
         .draw(|frame| frame.render_widget(app, frame.area()))
         .unwrap();
@@ -254,4 +258,24 @@ fn outgauge_shows_its_shift_light_gauges_and_lights_and_dashes_for_the_rest() {
         ],
     );
     insta::assert_snapshot!("outgauge_rig_80x24", rig.backend());
+}
+
+/// Codemasters extradata=3 (264 bytes): the gear is the float at index 33 (offset 132); DiRT
+/// Rally sends 10.0 for reverse (DiRT Rally 2.0 sends -1).
+#[test]
+fn codemasters_reverse_from_dirt_rally_reads_r() {
+    let mut bytes = encode(Format::Codemasters, &frame());
+    assert_eq!(bytes.len(), 264);
+    put_f32(&mut bytes, 33 * 4, 10.0);
+    let app = app_fed(&bytes);
+    for (width, height) in [(80, 24), (120, 40)] {
+        let drive = screen_sized(&app, width, height);
+        let shown = text(&drive);
+        assert_shows(&shown, &["Codemasters", "gear   R"]);
+        assert!(!shown.contains("gear  10"), "{shown}");
+        insta::assert_snapshot!(
+            format!("codemasters_reverse_drive_{width}x{height}"),
+            drive.backend()
+        );
+    }
 }

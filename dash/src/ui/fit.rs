@@ -71,11 +71,7 @@ pub fn fit(mut fields: Vec<Field>, width: usize) -> Line<'static> {
         };
         fields.remove(drop);
     }
-    let fixed: usize = fields
-        .iter()
-        .filter(|f| !f.prose)
-        .map(Field::width)
-        .sum();
+    let fixed: usize = fields.iter().filter(|f| !f.prose).map(Field::width).sum();
     let mut room = width.saturating_sub(fixed);
     let mut spans = Vec::new();
     for field in fields {
@@ -164,7 +160,10 @@ mod tests {
 
     #[test]
     fn prose_shortens_by_words_and_never_cuts_a_number() {
-        assert_eq!(shorten_words("sent 10, errors 219", 40), "sent 10, errors 219");
+        assert_eq!(
+            shorten_words("sent 10, errors 219", 40),
+            "sent 10, errors 219"
+        );
         assert_eq!(shorten_words("sent 10, errors 219", 18), "sent 10, errors…");
         assert_eq!(shorten_words("sent 10, errors 219", 3), "");
         let line = fit(

@@ -15,9 +15,9 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget};
 use super::fit::{fit, label_value, Field};
 use super::text::{plain, MISSING};
 use super::{note_panel, panel, View};
-use rig_protocols::LoopHealth;
 use crate::state::Garbage;
 use crate::theme::THEME;
+use rig_protocols::LoopHealth;
 
 /// Wake-latency p99 above which the figure is marked as a concern, microseconds.
 pub const WAKE_P99_WARN_US: f64 = 250.0;
@@ -74,13 +74,12 @@ impl Widget for LoopHealthLine<'_> {
             return;
         };
         let value = view.value_style();
-        let wake_style = if first_window_closed(&health)
-            && health.wake_latency_p99_us > WAKE_P99_WARN_US
-        {
-            THEME.warn
-        } else {
-            value
-        };
+        let wake_style =
+            if first_window_closed(&health) && health.wake_latency_p99_us > WAKE_P99_WARN_US {
+                THEME.warn
+            } else {
+                value
+            };
         let late_style = if health.late_ticks_1ms > 0 {
             THEME.bad
         } else if health.late_ticks_250us > 0 {
@@ -112,7 +111,10 @@ impl Widget for LoopHealthLine<'_> {
                 2,
                 vec![
                     label(" max "),
-                    Span::styled(windowed(&health, health.wake_latency_max_us, 0, "µs"), value),
+                    Span::styled(
+                        windowed(&health, health.wake_latency_max_us, 0, "µs"),
+                        value,
+                    ),
                 ],
             ),
             Field::new(
@@ -234,11 +236,11 @@ impl Widget for HealthPanel<'_> {
         };
         let value = view.value_style();
         let width = usize::from(block.inner(area).width);
-        let row =
-            |label: &'static str, text: String| label_value(label, 14, THEME.label, text, value, width);
-        let measured = |value: f64, decimals: usize, unit: &str| {
-            windowed(&health, value, decimals, unit)
+        let row = |label: &'static str, text: String| {
+            label_value(label, 14, THEME.label, text, value, width)
         };
+        let measured =
+            |value: f64, decimals: usize, unit: &str| windowed(&health, value, decimals, unit);
         let wake_p50_p99 = if first_window_closed(&health) {
             format!(
                 "{:.0} / {:.0} µs",
@@ -253,7 +255,10 @@ impl Widget for HealthPanel<'_> {
             row("wake p50/p99", wake_p50_p99),
             row("wake max", measured(health.wake_latency_max_us, 0, " µs")),
             row("tick work p99", measured(health.tick_work_p99_us, 0, " µs")),
-            row("physics p99", measured(health.physics_step_p99_us, 0, " µs")),
+            row(
+                "physics p99",
+                measured(health.physics_step_p99_us, 0, " µs"),
+            ),
             row(
                 "late ticks",
                 format!(

@@ -183,8 +183,11 @@ fn rig(view: &View, area: Rect, buf: &mut Buffer) {
     }
     let [left, loop_health] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(panels);
-    let [source, car] =
-        Layout::vertical([Constraint::Length(SOURCE_HEIGHT), Constraint::Min(CAR_HEIGHT)]).areas(left);
+    let [source, car] = Layout::vertical([
+        Constraint::Length(SOURCE_HEIGHT),
+        Constraint::Min(CAR_HEIGHT),
+    ])
+    .areas(left);
     SourcePanel(view).render(source, buf);
     Car(view).render(car, buf);
     HealthPanel(view).render(loop_health, buf);
