@@ -153,6 +153,60 @@ fn the_dashboard_owns_the_terminal_and_the_log_goes_to_a_file() {
     );
 }
 
+/// rigd's own dashboard takes no socket: a rig-dash listening on the native output's port
+/// (rig-dash's own receiver, bound after rigd's dashboard is up, as a user starting `rig-dash`
+/// in a second terminal would) binds it and receives rigd's packets while rigd's dashboard
+/// keeps showing live data. rigd's dashboard used to listen on that port itself, so the second
+/// one failed with "Address already in use".
+#[test]
+fn a_separate_rig_dash_listens_next_to_the_dashboard() {
+    let dir = TempDir::new("dash-beside");
+    let dash_port = free_port();
+    let config = dir.file("rigd.toml", &dashboard_config(dash_port, ""));
+    let state = dir.0.join("state");
+    let command = rigd_command(
+        &format!("XDG_STATE_HOME={} RUST_LOG=info", shell_quote(&state)),
+        &config,
+        "; echo rigd-exited-$?; sleep 60",
+    );
+    let tmux = Tmux::start("rigd-dash-beside", SIZE, &command);
+    let first = tmux.wait_for("rigd's dashboard with live data, fed in-process", |s| {
+        s.contains("rig-dash") && s.contains("LIVE") && s.contains("from rigd, in-process")
+    });
+    assert!(first.contains("rigd native"), "{first}");
+
+    let listen: std::net::SocketAddr = format!("127.0.0.1:{dash_port}").parse().unwrap();
+    let receivers = rig_dash::net::Receivers::bind(&[listen], rig_dash::FormatChoice::Auto).expect(
+        "a separate rig-dash can listen on rigd's native port while rigd shows its dashboard",
+    );
+    let mut native = 0usize;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while native < 30 && Instant::now() < deadline {
+        native += receivers
+            .drain()
+            .filter(|packet| {
+                packet
+                    .decoded
+                    .is_ok_and(|sample| sample.format == "rigd native" && sample.health.is_some())
+            })
+            .count();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        native >= 30,
+        "the separate rig-dash received {native} native packets"
+    );
+    let both = tmux.wait_for("rigd's dashboard still live", |s| {
+        s.contains("LIVE") && s.contains("from rigd, in-process")
+    });
+    assert!(!both.contains("NO DATA"), "{both}");
+    drop(receivers);
+
+    tmux.send_keys("q");
+    let end = tmux.wait_for("rigd to exit", |s| s.contains("rigd-exited-"));
+    assert!(end.contains("rigd-exited-0"), "{end}");
+}
+
 /// Every thread of `pid` as "name state wait-channel", one per line: what a process that
 /// does not exit is waiting for.
 fn thread_states(pid: i32) -> String {

@@ -277,6 +277,124 @@ mod tests {
         assert_eq!(app.apply(Action::Quit), Flow::Quit);
     }
 
+    /// Draws `app` at 80x24 and at 120x40, snapshots both as `{name}_{w}x{h}` and returns
+    /// their text.
+    fn both_sizes(app: &App, name: &str) -> [String; 2] {
+        [(80, 24), (120, 40)].map(|(width, height)| {
+            let terminal = screen(app, width, height);
+            insta::assert_snapshot!(format!("{name}_{width}x{height}"), terminal.backend());
+            text(&terminal)
+        })
+    }
+
+    /// The live app with its newest sample changed by `change`.
+    fn app_with(change: impl FnOnce(&mut crate::sample::Sample)) -> App {
+        let (mut state, now) = live_state();
+        if let Some(sample) = state.latest.as_mut() {
+            change(sample);
+        }
+        App::new(state, now)
+    }
+
+    #[test]
+    fn the_running_sector_shows_its_time_not_its_time_minus_the_best() {
+        let app = app_with(|sample| {
+            if let Some(lap) = sample.lap.as_mut() {
+                lap.sector = 1;
+                lap.sector_times_s = [28.123, 10.962, 0.0];
+                lap.best_sector_times_s = [28.018, 34.259, 27.07];
+            }
+        });
+        for shown in both_sizes(&app, "running_sector") {
+            assert!(shown.contains("▸S2 10.962  (34.259)"), "{shown}");
+            assert!(!shown.contains("-23.297"), "{shown}");
+            assert!(shown.contains(" S1 28.123 +0.105"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_never_cut_and_the_rig_page_keeps_its_lights() {
+        let mut app = app_with(|sample| {
+            if let Some(health) = sample.health.as_mut() {
+                health.wake_latency_p99_us = 1234.0;
+                health.wake_latency_max_us = 21755.0;
+                health.tick_work_p99_us = 1187.0;
+                health.physics_step_p99_us = 1179.0;
+                health.late_ticks_250us = 219;
+                health.late_ticks_1ms = 4920;
+            }
+        });
+        app.live_mut().host = crate::host::HostInfo {
+            notice: Some(
+                "00:12:03Z WARN telemetry rigd native to 127.0.0.1:29777: 219 send error(s)"
+                    .to_owned(),
+            ),
+            title: "rigd telemetry out".to_owned(),
+            lines: vec!["rigd native to 127.0.0.1:29777: sent 683, errors 0".to_owned()],
+        };
+        let [narrow, wide] = both_sizes(&app, "long_numbers_drive");
+        for shown in [&narrow, &wide] {
+            let health = shown.lines().rev().nth(1).unwrap_or_default();
+            assert!(health.contains("late >250µs 219 >1ms 4920"), "{shown}");
+            assert!(shown.contains("garbage 7"), "{shown}");
+        }
+        assert!(
+            !narrow.contains("max 21755µs"),
+            "the field given up first:\n{narrow}"
+        );
+        app.apply(Action::PreviousPage);
+        let [narrow, wide] = both_sizes(&app, "long_numbers_rig");
+        for shown in [&narrow, &wide] {
+            assert!(shown.contains("lights    --"), "{shown}");
+            assert!(shown.contains("position  --"), "{shown}");
+            assert!(shown.contains("sent 683, errors 0"), "{shown}");
+            assert!(shown.contains("219 >250µs, 4920 >1ms"), "{shown}");
+        }
+        // Every number in the status line is whole: the notice gave way by words.
+        let status = narrow.lines().nth(1).unwrap_or_default().trim_end();
+        assert!(status.ends_with("rigd…"), "{status}");
+        let wide_status = wide.lines().nth(1).unwrap_or_default();
+        assert!(
+            wide_status.contains("121 pkt/s │ age 5.0 ms │ pkts 121 │ garbage 7 │ 00:12:03Z WARN"),
+            "{wide_status}"
+        );
+    }
+
+    #[test]
+    fn before_the_first_window_the_rates_read_dashes_not_zeros() {
+        let t0 = Instant::now();
+        let mut state = DashState::new(vec![LISTEN.parse().unwrap()], t0);
+        let mut sample = native_sample();
+        sample.health = Some(rig_protocols::LoopHealth {
+            ticks: 55,
+            ..rig_protocols::LoopHealth::default()
+        });
+        state.ingest([Packet {
+            from: SENDER.parse().unwrap(),
+            received_at: t0,
+            decoded: Ok(sample),
+        }]);
+        let now = t0 + Duration::from_millis(400);
+        state.tick(now);
+        let mut app = App::new(state, now);
+        for shown in both_sizes(&app, "first_window_drive") {
+            assert!(shown.contains("│ -- pkt/s │"), "{shown}");
+            assert!(!shown.contains("0 pkt/s"), "{shown}");
+            assert!(
+                shown.contains("loop -- │ wake p99 --"),
+                "no 0 Hz or 0µs before rigd measured:\n{shown}"
+            );
+            assert!(!shown.contains(" 0µs"), "{shown}");
+        }
+        app.apply(Action::PreviousPage);
+        for shown in both_sizes(&app, "first_window_rig") {
+            assert!(shown.contains("packets   1 (--/s)"), "{shown}");
+            assert!(shown.contains("tick rate     --"), "{shown}");
+            assert!(shown.contains("wake p50/p99  --"), "{shown}");
+            assert!(shown.contains("ticks         55"), "{shown}");
+        }
+    }
+
     #[test]
     fn tiny_terminals_do_not_panic() {
         let app = live_app();

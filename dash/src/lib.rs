@@ -6,7 +6,9 @@
 //! render loop folds everything pending into a [`state::DashState`] once per frame and draws
 //! it with ratatui ([`app::App`], widgets in [`ui`]).
 //!
-//! rigd embeds the dashboard through [`Dashboard`] (bind, then run) or [`run_terminal`]:
+//! rigd embeds the dashboard through [`Dashboard::in_process`] (no socket: rigd hands its own
+//! native packets to a [`PacketFeed`], leaving its telemetry port to a separate rig-dash), or
+//! through [`Dashboard::bind`] and [`run_terminal`] like the binary:
 //!
 //! ```no_run
 //! use std::sync::atomic::AtomicBool;
@@ -33,6 +35,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::AtomicBool;
 
 pub use host::{HostFeed, HostInfo};
+pub use net::PacketFeed;
 pub use source::FormatChoice;
 pub use terminal::Dashboard;
 

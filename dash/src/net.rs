@@ -1,10 +1,13 @@
-//! UDP receivers: one thread per listening socket, decoding each datagram and handing it to the
-//! render loop through one bounded channel. The render loop never touches a socket.
+//! Receivers: one thread per listening UDP socket, decoding each datagram and handing it to the
+//! render loop through one bounded channel; or, for a dashboard embedded in rigd, a
+//! [`PacketFeed`] through which rigd hands over its own native packets with no socket at all,
+//! so the dashboard in rigd's terminal leaves rigd's telemetry port to a separate rig-dash.
+//! The render loop never touches a socket.
 //!
 //! Invariants: the hand-off is bounded ([`CHANNEL_CAPACITY`]); when it is full the receiver
-//! drops the datagram and counts it (the render loop reports the count) rather than wait or
-//! grow. Sockets block for at most [`POLL_INTERVAL`] so the threads notice [`Receivers`] being
-//! dropped; dropping joins them.
+//! (or the feed) drops the packet and counts it (the render loop reports the count) rather
+//! than wait or grow. Sockets block for at most [`POLL_INTERVAL`] so the threads notice
+//! [`Receivers`] being dropped; dropping joins them.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,7 +18,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use crate::source::{decode, FormatChoice};
-use crate::state::Packet;
+use crate::state::{Origin, Packet};
 use crate::DashError;
 
 /// Datagrams buffered between the receivers and the render loop (4 s at 1 kHz).
@@ -33,6 +36,7 @@ pub struct Receivers {
     dropped: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     local_addrs: Vec<SocketAddr>,
+    origins: Vec<Origin>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -50,7 +54,7 @@ impl Receivers {
                 Ok(socket)
             })
             .collect::<Result<Vec<_>, DashError>>()?;
-        let local_addrs = sockets
+        let local_addrs: Vec<SocketAddr> = sockets
             .iter()
             .zip(addrs)
             .map(|(socket, &addr)| socket.local_addr().unwrap_or(addr))
@@ -78,14 +82,39 @@ impl Receivers {
             packets,
             dropped,
             stop,
+            origins: local_addrs.iter().copied().map(Origin::Udp).collect(),
             local_addrs,
             threads,
         })
     }
 
-    /// The bound addresses (with the actual port when port 0 was asked for).
+    /// No socket: packets come through the returned feed only (a dashboard embedded in rigd).
+    pub fn in_process() -> (Self, PacketFeed) {
+        let (sender, packets) = crossbeam_channel::bounded(CHANNEL_CAPACITY);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let feed = PacketFeed {
+            sender,
+            dropped: Arc::clone(&dropped),
+        };
+        let receivers = Self {
+            packets,
+            dropped,
+            stop: Arc::new(AtomicBool::new(false)),
+            local_addrs: Vec::new(),
+            origins: vec![Origin::InProcess],
+            threads: Vec::new(),
+        };
+        (receivers, feed)
+    }
+
+    /// The bound addresses (with the actual port when port 0 was asked for); none in-process.
     pub fn local_addrs(&self) -> &[SocketAddr] {
         &self.local_addrs
+    }
+
+    /// Where packets come from, as the dashboard shows it.
+    pub fn origins(&self) -> &[Origin] {
+        &self.origins
     }
 
     /// Every packet received since the last call, without waiting.
@@ -109,6 +138,40 @@ impl Drop for Receivers {
     }
 }
 
+/// Hands rigd's own packets to an in-process dashboard (see [`Receivers::in_process`]).
+#[derive(Debug, Clone)]
+pub struct PacketFeed {
+    sender: Sender<Packet>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl PacketFeed {
+    /// Decodes `bytes` exactly as a received datagram (format detected by size and magic) and
+    /// hands the packet over without waiting; a full hand-off drops and counts it. False once
+    /// the dashboard is gone.
+    pub fn send(&self, bytes: &[u8]) -> bool {
+        let packet = Packet {
+            from: Origin::InProcess,
+            received_at: Instant::now(),
+            decoded: decode(bytes, FormatChoice::Auto),
+        };
+        hand_over(&self.sender, &self.dropped, packet)
+    }
+}
+
+/// Sends `packet` to the render loop without waiting, counting it in `dropped` when the
+/// channel is full; false when the render loop is gone.
+fn hand_over(sender: &Sender<Packet>, dropped: &AtomicU64, packet: Packet) -> bool {
+    match sender.try_send(packet) {
+        Ok(()) => true,
+        Err(TrySendError::Full(_)) => {
+            dropped.fetch_add(1, Ordering::Relaxed);
+            true
+        }
+        Err(TrySendError::Disconnected(_)) => false,
+    }
+}
+
 struct Worker {
     socket: UdpSocket,
     format: FormatChoice,
@@ -127,16 +190,12 @@ impl Worker {
                 continue;
             };
             let packet = Packet {
-                from,
+                from: Origin::Udp(from),
                 received_at: Instant::now(),
                 decoded: decode(&buffer[..len], self.format),
             };
-            match self.sender.try_send(packet) {
-                Ok(()) => {}
-                Err(TrySendError::Full(_)) => {
-                    self.dropped.fetch_add(1, Ordering::Relaxed);
-                }
-                Err(TrySendError::Disconnected(_)) => return,
+            if !hand_over(&self.sender, &self.dropped, packet) {
+                return;
             }
         }
     }
@@ -167,9 +226,39 @@ mod tests {
         }
         assert_eq!(packets.len(), 2);
         assert!(packets[0].decoded.is_ok());
-        assert_eq!(packets[0].from, sender.local_addr().unwrap());
+        assert_eq!(packets[0].from, Origin::Udp(sender.local_addr().unwrap()));
         assert!(packets[1].decoded.is_err());
         assert_eq!(receivers.take_dropped(), 0);
+    }
+
+    #[test]
+    fn an_in_process_feed_decodes_like_a_socket_and_binds_nothing() {
+        let (receivers, feed) = Receivers::in_process();
+        assert!(receivers.local_addrs().is_empty());
+        assert_eq!(receivers.origins(), &[Origin::InProcess]);
+        let mut frame = rig_protocols::Frame::default();
+        frame.car.speed_mps = 25.0;
+        let mut native = vec![0; rig_protocols::telemetry::MAX_PACKET_LEN];
+        let len = rig_protocols::Format::Native
+            .encode(&frame, &mut native)
+            .unwrap();
+        assert!(feed.send(&native[..len]));
+        assert!(feed.send(b"garbage"));
+        let packets: Vec<Packet> = receivers.drain().collect();
+        assert_eq!(packets.len(), 2);
+        assert_eq!(packets[0].from, Origin::InProcess);
+        assert_eq!(packets[0].decoded.unwrap().speed_mps, Some(25.0));
+        assert!(packets[1].decoded.is_err());
+        for _ in 0..CHANNEL_CAPACITY + 2 {
+            feed.send(&native[..len]);
+        }
+        assert_eq!(
+            receivers.take_dropped(),
+            2,
+            "a full hand-off drops and counts"
+        );
+        drop(receivers);
+        assert!(!feed.send(&native[..len]), "the dashboard is gone");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `DashState`: the dashboard's view model. It folds received packets into the latest sample,
 //! the short histories the widgets draw (g-g trail, track trace) and the source statistics
-//! (packet rate, garbage, staleness).
+//! (packet rate, garbage, staleness). Packets come from UDP sockets or, in a dashboard embedded
+//! in rigd, from rigd itself ([`Origin`]); both are folded the same way.
 //!
 //! Invariants: the render path only reads this struct; every clock reading comes in as an
 //! argument (`now`), so a test can build any state, including stale and no-data ones, with
@@ -42,23 +43,51 @@ pub enum Garbage {
     },
 }
 
+/// Where packets come from (a packet's sender, or what the dashboard listens on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// UDP: the sender's address, or a socket the dashboard bound.
+    Udp(SocketAddr),
+    /// Handed over inside the embedding program: rigd's own frames as its native packets,
+    /// with no socket in between.
+    InProcess,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Udp(addr) => addr.fmt(f),
+            Origin::InProcess => f.write_str("rigd, in-process"),
+        }
+    }
+}
+
+/// `ADDR:PORT` as a UDP origin.
+impl std::str::FromStr for Origin {
+    type Err = std::net::AddrParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        text.parse().map(Origin::Udp)
+    }
+}
+
 /// One received datagram after decoding, as handed from a receiver thread to the render loop.
 #[derive(Debug, Clone, Copy)]
 pub struct Packet {
-    /// Sender address.
-    pub from: SocketAddr,
+    /// Where it came from.
+    pub from: Origin,
     /// When the datagram was received.
     pub received_at: Instant,
     /// The decoded sample, or why the datagram was garbage.
     pub decoded: Result<Sample, Garbage>,
 }
 
-/// Packet rate over a sliding window.
+/// Packet rate over a sliding window; unknown until the first window has passed.
 #[derive(Debug, Clone)]
 struct RateMeter {
     window_start: Instant,
     count: u64,
-    rate_hz: f64,
+    rate_hz: Option<f64>,
 }
 
 impl RateMeter {
@@ -66,14 +95,14 @@ impl RateMeter {
         Self {
             window_start: now,
             count: 0,
-            rate_hz: 0.0,
+            rate_hz: None,
         }
     }
 
     fn roll(&mut self, now: Instant) {
         let elapsed = now.saturating_duration_since(self.window_start);
         if elapsed >= RATE_WINDOW {
-            self.rate_hz = self.count as f64 / elapsed.as_secs_f64();
+            self.rate_hz = Some(self.count as f64 / elapsed.as_secs_f64());
             self.count = 0;
             self.window_start = now;
         }
@@ -83,10 +112,10 @@ impl RateMeter {
 /// Counters and identity of the telemetry source.
 #[derive(Debug, Clone)]
 pub struct SourceStats {
-    /// Local addresses the dashboard listens on.
-    pub listening: Vec<SocketAddr>,
+    /// What the dashboard listens on: local addresses, or rigd in-process.
+    pub listening: Vec<Origin>,
     /// Sender of the newest valid packet.
-    pub last_from: Option<SocketAddr>,
+    pub last_from: Option<Origin>,
     /// Format of the newest valid packet.
     pub format: Option<&'static str>,
     /// When the newest valid packet arrived.
@@ -103,8 +132,9 @@ pub struct SourceStats {
 }
 
 impl SourceStats {
-    /// Valid packets per second over the last window.
-    pub fn rate_hz(&self) -> f64 {
+    /// Valid packets per second over the last window; `None` until the first window (one
+    /// [`RATE_WINDOW`]) has passed, since a rate counted over part of it would read low.
+    pub fn rate_hz(&self) -> Option<f64> {
         self.rate.rate_hz
     }
 
@@ -195,7 +225,7 @@ pub struct DashState {
 
 impl DashState {
     /// An empty state listening on `listening`, with the rate window starting at `now`.
-    pub fn new(listening: Vec<SocketAddr>, now: Instant) -> Self {
+    pub fn new(listening: Vec<Origin>, now: Instant) -> Self {
         Self {
             latest: None,
             source: SourceStats {
@@ -218,7 +248,7 @@ impl DashState {
     /// Folds a batch of packets (everything pending since the last frame): every packet is
     /// counted, only the newest valid one is shown and added to the histories.
     pub fn ingest<I: IntoIterator<Item = Packet>>(&mut self, packets: I) {
-        let mut newest: Option<(Sample, SocketAddr, Instant)> = None;
+        let mut newest: Option<(Sample, Origin, Instant)> = None;
         for packet in packets {
             match packet.decoded {
                 Ok(sample) => {
@@ -247,7 +277,7 @@ impl DashState {
         self.source.rate.roll(now);
     }
 
-    fn apply(&mut self, sample: Sample, from: SocketAddr, at: Instant) {
+    fn apply(&mut self, sample: Sample, from: Origin, at: Instant) {
         if let Some(accel) = sample
             .accel_mps2
             .filter(|a| a.iter().all(|v| v.is_finite()))
@@ -271,8 +301,8 @@ impl DashState {
 mod tests {
     use super::*;
 
-    fn sender() -> SocketAddr {
-        "127.0.0.1:40000".parse().unwrap()
+    fn sender() -> Origin {
+        Origin::Udp("127.0.0.1:40000".parse().unwrap())
     }
 
     fn valid(at: Instant, speed: f64) -> Packet {
@@ -334,13 +364,13 @@ mod tests {
             state.ingest([valid(t0 + Duration::from_millis(ms), 1.0)]);
         }
         state.tick(t0 + Duration::from_millis(500));
-        assert_eq!(state.source.rate_hz(), 0.0, "window not complete yet");
+        assert_eq!(state.source.rate_hz(), None, "window not complete yet");
         state.tick(t0 + Duration::from_millis(1000));
-        assert!((state.source.rate_hz() - 1000.0).abs() < 1e-9);
+        assert!((state.source.rate_hz().unwrap() - 1000.0).abs() < 1e-9);
         state.tick(t0 + Duration::from_millis(2000));
         assert_eq!(
             state.source.rate_hz(),
-            0.0,
+            Some(0.0),
             "silence brings the rate to zero"
         );
     }

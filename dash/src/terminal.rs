@@ -25,7 +25,7 @@ use ratatui::{DefaultTerminal, Terminal};
 
 use crate::app::{App, Flow};
 use crate::keys::action_for;
-use crate::net::Receivers;
+use crate::net::{PacketFeed, Receivers};
 use crate::state::DashState;
 use crate::tty::TtyInput;
 use crate::{DashError, DashOptions, Ended};
@@ -98,6 +98,19 @@ impl Dashboard {
         })
     }
 
+    /// A dashboard bound to no socket, drawing `fps` frames per second of the packets handed
+    /// to the returned feed: how rigd shows its own frames (as its native packets) in its
+    /// terminal while its telemetry port stays free for a separate rig-dash.
+    pub fn in_process(fps: u32) -> (Self, PacketFeed) {
+        let (receivers, feed) = Receivers::in_process();
+        let dashboard = Self {
+            receivers,
+            fps,
+            host: None,
+        };
+        (dashboard, feed)
+    }
+
     /// Shows what the embedding program puts in `feed` (read once per frame).
     pub fn with_host(mut self, feed: crate::host::HostFeed) -> Self {
         self.host = Some(feed);
@@ -116,7 +129,7 @@ impl Dashboard {
         }
         let mut input = TtyInput::open().map_err(DashError::Terminal)?;
         let (mut terminal, guard) = enter_terminal().map_err(DashError::Terminal)?;
-        let state = DashState::new(self.receivers.local_addrs().to_vec(), Instant::now());
+        let state = DashState::new(self.receivers.origins().to_vec(), Instant::now());
         let app = App::new(state, Instant::now());
         let ended = event_loop(
             &mut terminal,

@@ -4,7 +4,6 @@
 //! ratatui's `TestBackend`. Every channel the format carries must appear; channels it lacks
 //! must read `--`, never 0.
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use ratatui::backend::TestBackend;
@@ -12,7 +11,7 @@ use ratatui::Terminal;
 use rig_dash::app::App;
 use rig_dash::keys::Action;
 use rig_dash::source::decode;
-use rig_dash::state::{DashState, Packet};
+use rig_dash::state::{DashState, Origin, Packet};
 use rig_dash::FormatChoice;
 use rig_protocols::{Format, Frame};
 
@@ -68,7 +67,7 @@ fn put_u32(bytes: &mut [u8], offset: usize, value: u32) {
 /// The app after receiving `bytes` (auto-detected) 5 ms before the returned instant.
 fn app_fed(bytes: &[u8]) -> App {
     let t0 = Instant::now();
-    let listen: SocketAddr = "127.0.0.1:20999".parse().unwrap();
+    let listen: Origin = "127.0.0.1:20999".parse().unwrap();
     let mut state = DashState::new(vec![listen], t0);
     let decoded = decode(bytes, FormatChoice::Auto);
     assert!(decoded.is_ok(), "{decoded:?}");
@@ -83,7 +82,11 @@ fn app_fed(bytes: &[u8]) -> App {
 }
 
 fn screen(app: &App) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    screen_sized(app, 80, 24)
+}
+
+fn screen_sized(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
         .draw(|frame| frame.render_widget(app, frame.area()))
         .unwrap();
@@ -255,4 +258,24 @@ fn outgauge_shows_its_shift_light_gauges_and_lights_and_dashes_for_the_rest() {
         ],
     );
     insta::assert_snapshot!("outgauge_rig_80x24", rig.backend());
+}
+
+/// Codemasters extradata=3 (264 bytes): the gear is the float at index 33 (offset 132); DiRT
+/// Rally sends 10.0 for reverse (DiRT Rally 2.0 sends -1).
+#[test]
+fn codemasters_reverse_from_dirt_rally_reads_r() {
+    let mut bytes = encode(Format::Codemasters, &frame());
+    assert_eq!(bytes.len(), 264);
+    put_f32(&mut bytes, 33 * 4, 10.0);
+    let app = app_fed(&bytes);
+    for (width, height) in [(80, 24), (120, 40)] {
+        let drive = screen_sized(&app, width, height);
+        let shown = text(&drive);
+        assert_shows(&shown, &["Codemasters", "gear   R"]);
+        assert!(!shown.contains("gear  10"), "{shown}");
+        insta::assert_snapshot!(
+            format!("codemasters_reverse_drive_{width}x{height}"),
+            drive.backend()
+        );
+    }
 }

@@ -23,7 +23,7 @@ fn encoded(format: Format) -> Vec<u8> {
 /// OutGauge body (92 bytes) per LFS InSim.txt.
 fn outgauge_body(g: &mut Golden) {
     g.u32(0, 12_500); // time, ms
-    g.bytes(4, b"rigd"); // car
+    g.bytes(4, b"RGD\0"); // car: three letters, NUL-terminated like LFS's short names
     g.u16(8, 16384 | 32768); // OG_KM | OG_BAR
     g.u8(10, 4); // gear 3 -> 0 R, 1 N, 2 first => 4
     g.u8(11, 0); // PLID
@@ -365,4 +365,16 @@ fn native_matches_the_documented_layout() {
     g.f64(1012, 9.5); // physics step p99 (version 2)
     assert_eq!(f.sequence, 12345);
     assert_bytes_eq(&encoded(Format::Native), &g.0);
+}
+
+/// The Car field (offset 4, 4 bytes) holds a short name the way LFS sends its own: three
+/// letters, then NUL. Read as a C string it is the whole name; no byte of it is cut off.
+#[test]
+fn outgauge_car_name_is_three_letters_and_a_nul() {
+    let bytes = encoded(Format::OutGauge { id: None });
+    let car = &bytes[4..8];
+    assert_eq!(car, b"RGD\0");
+    let name: Vec<u8> = car.iter().copied().take_while(|&b| b != 0).collect();
+    assert_eq!(name, b"RGD");
+    assert!(name.iter().all(u8::is_ascii_uppercase));
 }

@@ -1,10 +1,14 @@
 //! The live display in the daemon's own terminal (only when stdout is a terminal).
 //!
-//! The display is the rig-dash dashboard, listening on rigd's own native telemetry
-//! destinations on this host (loopback), so it shows exactly what a separate `rig-dash` would.
-//! When no native output goes to loopback, or its port is taken (a standalone rig-dash already
-//! listens there), it falls back to a one-line status (speed, rpm, gear, lap, wake p99) read
-//! from the frame slot, and logs why. Contract for any display: ask the daemon to stop through
+//! The display is the rig-dash dashboard, fed in-process: a feeder thread reads the newest
+//! frame from the frame slot at the rate of rigd's native telemetry output to this host
+//! (loopback), encodes it as the native packet that output sends and hands the bytes to the
+//! dashboard, which decodes them as it decodes a datagram. So it shows exactly what a separate
+//! `rig-dash` listening on that output shows, and it binds no socket: the output's port stays
+//! free for a separate rig-dash, and both can run at once (or `rigd run --no-display` and
+//! rig-dash in another terminal). When no native output goes to loopback there is nothing a
+//! rig-dash would show, and the display is a one-line status (speed, rpm, gear, lap, wake p99)
+//! read from the frame slot; the log says why. Contract for any display: ask the daemon to stop through
 //! [`StopRequest`] (never exit the process itself), and restore the terminal when dropped.
 //! Dropping a [`Display`] waits at most [`DISPLAY_STOP_TIMEOUT`] for its thread: a thread stuck
 //! writing to a terminal that takes no output is left behind rather than holding up the exit,
@@ -33,9 +37,10 @@ use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rig_config::telemetry::{effective_outputs, TelemetryFormat, TelemetryOutput};
+use rig_protocols::telemetry::{Format, MAX_PACKET_LEN};
 use rig_protocols::Frame;
 
 use super::bounded_join::join_within;
@@ -96,11 +101,16 @@ fn stop_cause(
     }
 }
 
+/// Longest the feeder sleeps between two looks at the stop flag.
+const FEED_MAX_SLEEP: Duration = Duration::from_millis(50);
+
 /// The running display; dropping it stops it and restores the terminal.
 #[derive(Debug)]
 pub struct Display {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
+    /// The thread feeding the dashboard rigd's frames (`None` for the one-line status).
+    feeder: Option<JoinHandle<()>>,
     /// The dashboard's host feed (`None` for the one-line status).
     host: Option<rig_dash::HostFeed>,
 }
@@ -141,8 +151,9 @@ impl Display {
     }
 }
 
-/// The addresses the dashboard listens on: every destination of an enabled native telemetry
-/// output (the built-in default when none is configured) that is on loopback.
+/// The addresses a separate rig-dash can listen on to see what the in-process dashboard shows:
+/// every destination of an enabled native telemetry output (the built-in default when none is
+/// configured) that is on loopback.
 pub fn dashboard_addresses(telemetry: &[TelemetryOutput]) -> Vec<SocketAddr> {
     let mut addresses: Vec<SocketAddr> = effective_outputs(telemetry)
         .iter()
@@ -156,12 +167,34 @@ pub fn dashboard_addresses(telemetry: &[TelemetryOutput]) -> Vec<SocketAddr> {
     addresses
 }
 
-/// The display chosen before the loop starts. The dashboard's sockets are bound here, before
-/// the telemetry stage sends its first packet, so the demo does not start with a "connection
-/// refused" warning for its own dashboard port.
+/// The packet rate of the in-process dashboard: the fastest enabled native output to
+/// loopback (the built-in default when none is configured), `None` when there is none.
+pub fn dashboard_rate_hz(telemetry: &[TelemetryOutput]) -> Option<u32> {
+    effective_outputs(telemetry)
+        .iter()
+        .filter(|output| output.format == TelemetryFormat::Native)
+        .filter(|output| {
+            output.destinations.iter().any(|destination| {
+                destination
+                    .parse::<SocketAddr>()
+                    .is_ok_and(|address| address.ip().is_loopback())
+            })
+        })
+        .map(|output| output.rate_hz)
+        .max()
+}
+
+/// The in-process dashboard and what feeds it.
+struct InProcessDashboard {
+    dashboard: rig_dash::Dashboard,
+    feed: rig_dash::PacketFeed,
+    rate_hz: u32,
+}
+
+/// The display chosen before the loop starts.
 pub struct PreparedDisplay {
-    /// The bound dashboard, or `None` for the one-line status.
-    dashboard: Option<rig_dash::Dashboard>,
+    /// The in-process dashboard, or `None` for the one-line status.
+    dashboard: Option<InProcessDashboard>,
 }
 
 impl std::fmt::Debug for PreparedDisplay {
@@ -175,11 +208,11 @@ impl std::fmt::Debug for PreparedDisplay {
     }
 }
 
-/// Binds the dashboard on the loopback native telemetry destinations of `telemetry`, or picks
-/// the one-line status when there is none or its port cannot be bound (said in the log).
+/// The in-process dashboard when a native output of `telemetry` goes to loopback (the log
+/// names the addresses a separate rig-dash can listen on), else the one-line status.
 pub fn prepare(telemetry: &[TelemetryOutput]) -> PreparedDisplay {
     let listen = dashboard_addresses(telemetry);
-    if listen.is_empty() {
+    let Some(rate_hz) = dashboard_rate_hz(telemetry).filter(|_| !listen.is_empty()) else {
         tracing::info!(
             "no native telemetry output goes to 127.0.0.1, so the dashboard has nothing to \
              show: using the one-line status; add a [[telemetry]] entry with format = \"native\" \
@@ -187,36 +220,50 @@ pub fn prepare(telemetry: &[TelemetryOutput]) -> PreparedDisplay {
             rig_protocols::NATIVE_DEFAULT_PORT
         );
         return PreparedDisplay { dashboard: None };
-    }
-    let options = rig_dash::DashOptions {
-        listen,
-        ..rig_dash::DashOptions::default()
     };
-    match rig_dash::Dashboard::bind(&options) {
-        Ok(dashboard) => PreparedDisplay {
-            dashboard: Some(dashboard),
-        },
-        Err(error) => {
-            tracing::warn!("dashboard unavailable, using the one-line status: {error}");
-            PreparedDisplay { dashboard: None }
-        }
+    let addresses = listen
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    tracing::info!(
+        "the dashboard shows rigd's native packets in-process at {rate_hz} Hz; `rig-dash` in \
+         another terminal shows the same on {addresses} (`rigd run --no-display` leaves this \
+         terminal to the log)"
+    );
+    let (dashboard, feed) = rig_dash::Dashboard::in_process(rig_dash::DEFAULT_FPS);
+    PreparedDisplay {
+        dashboard: Some(InProcessDashboard {
+            dashboard,
+            feed,
+            rate_hz,
+        }),
     }
 }
 
-/// Starts the prepared display on its own thread: the dashboard, or the one-line status
-/// reading `frames` and showing the newest of `notices`.
+/// Starts the prepared display on its own thread: the dashboard with the thread feeding it
+/// `frames`, or the one-line status reading `frames` and showing the newest of `notices`.
 pub fn start(
     prepared: PreparedDisplay,
     frames: LatestReader<Frame>,
     stop_daemon: StopRequest,
     notices: NoticeFeed,
 ) -> std::io::Result<Display> {
-    let Some(dashboard) = prepared.dashboard else {
+    let Some(InProcessDashboard {
+        dashboard,
+        feed,
+        rate_hz,
+    }) = prepared.dashboard
+    else {
         return start_status_line(frames, stop_daemon, notices);
     };
     let host = rig_dash::HostFeed::default();
     let dashboard = dashboard.with_host(host.clone());
     let stop = Arc::new(AtomicBool::new(false));
+    let feeder_stop = stop.clone();
+    let feeder = std::thread::Builder::new()
+        .name("rigd-dash-feed".into())
+        .spawn(move || feed_frames(frames, &feed, rate_hz, &feeder_stop))?;
     let stop_flag = stop.clone();
     let handle = std::thread::Builder::new()
         .name("rigd-dashboard".into())
@@ -236,8 +283,44 @@ pub fn start(
     Ok(Display {
         stop,
         handle: Some(handle),
+        feeder: Some(feeder),
         host: Some(host),
     })
+}
+
+/// Hands the dashboard the newest frame as a native packet about `rate_hz` times a second
+/// (only frames it has not sent yet) until `stop` or until the dashboard is gone.
+fn feed_frames(
+    mut frames: LatestReader<Frame>,
+    feed: &rig_dash::PacketFeed,
+    rate_hz: u32,
+    stop: &AtomicBool,
+) {
+    let period = Duration::from_secs_f64(1.0 / f64::from(rate_hz.max(1)));
+    let mut packet = vec![0u8; MAX_PACKET_LEN];
+    let mut next = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= next {
+            if frames.has_update() {
+                let frame = frames.read();
+                if let Ok(len) = Format::Native.encode(&frame, &mut packet) {
+                    if !feed.send(&packet[..len]) {
+                        return;
+                    }
+                }
+            }
+            next += period;
+            if next <= now {
+                // Fell behind (suspended): restart the cadence, do not burst.
+                next = now + period;
+            }
+        }
+        std::thread::sleep(
+            next.saturating_duration_since(Instant::now())
+                .min(FEED_MAX_SLEEP),
+        );
+    }
 }
 
 /// The fallback display: one status line, redrawn ten times a second (a failed write means
@@ -276,6 +359,7 @@ fn start_status_line(
     Ok(Display {
         stop,
         handle: Some(handle),
+        feeder: None,
         host: None,
     })
 }
@@ -283,6 +367,10 @@ fn start_status_line(
 impl Drop for Display {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        if let Some(feeder) = self.feeder.take() {
+            // It sleeps at most FEED_MAX_SLEEP between looks at the flag and never blocks.
+            let _ = join_within(feeder, DISPLAY_STOP_TIMEOUT);
+        }
         if let Some(handle) = self.handle.take() {
             if join_within(handle, DISPLAY_STOP_TIMEOUT).is_err() {
                 // The thread is stuck in a write: put the terminal's settings back from here
@@ -331,16 +419,26 @@ fn lap_time(seconds: f64) -> String {
     format!("{}:{:06.3}", minutes as u64, seconds - minutes * 60.0)
 }
 
-/// The status line for one frame.
+/// The status line for one frame; before the first frame (the slot still holds the default
+/// one) it says so instead of showing zeros, and the wake p99 reads `-` until rigd's first
+/// health window has closed.
 pub fn status_line(frame: &Frame) -> String {
+    if *frame == Frame::default() {
+        return "waiting for the first frame: -- km/h  -- rpm".to_owned();
+    }
     let car = &frame.car;
     let gear = match car.drivetrain.gear {
         g if g < 0 => "R".to_string(),
         0 => "N".to_string(),
         g => g.to_string(),
     };
+    let wake_p99 = if super::health::first_window_closed(&frame.health) {
+        format!("{:.0}", frame.health.wake_latency_p99_us)
+    } else {
+        "-".to_owned()
+    };
     format!(
-        "{:6.1} km/h  {:5.0} rpm  gear {}  lap {}  last {}  best {}  |  {:>4} Hz  wake p99 {:.0} us  late>1ms {}",
+        "{:6.1} km/h  {:5.0} rpm  gear {}  lap {}  last {}  best {}  |  {:>4} Hz  wake p99 {} us  late>1ms {}",
         car.speed_mps * 3.6,
         car.drivetrain.engine_rpm,
         gear,
@@ -348,7 +446,7 @@ pub fn status_line(frame: &Frame) -> String {
         lap_time(car.lap.last_lap_s),
         lap_time(car.lap.best_lap_s),
         super::health::tick_rate_text(&frame.health),
-        frame.health.wake_latency_p99_us,
+        wake_p99,
         frame.health.late_ticks_1ms,
     )
 }
@@ -378,6 +476,27 @@ mod tests {
         );
         lan.enabled = false;
         assert!(dashboard_addresses(&[lan, forza]).is_empty());
+    }
+
+    #[test]
+    fn the_dashboard_is_fed_at_the_fastest_loopback_native_rate() {
+        assert_eq!(
+            dashboard_rate_hz(&[]),
+            Some(rig_config::telemetry::DEFAULT_RATE_HZ)
+        );
+        let mut slow = TelemetryOutput::default_native();
+        slow.rate_hz = 30;
+        let mut fast = TelemetryOutput::default_native();
+        fast.rate_hz = 250;
+        let mut lan = TelemetryOutput::default_native();
+        lan.rate_hz = 1000;
+        lan.destinations = vec!["192.168.1.20:29777".into()];
+        assert_eq!(
+            dashboard_rate_hz(&[slow, fast.clone(), lan.clone()]),
+            Some(250)
+        );
+        fast.enabled = false;
+        assert_eq!(dashboard_rate_hz(&[fast, lan]), None);
     }
 
     #[test]
@@ -428,6 +547,19 @@ mod tests {
         assert_eq!(fit_width(line, 12), "123 km/h  |");
         assert_eq!(fit_width(line, 200), line);
         assert_eq!(fit_width(line, 0), "");
+    }
+
+    #[test]
+    fn the_status_line_has_no_zeros_before_the_first_frame_and_window() {
+        assert_eq!(
+            status_line(&Frame::default()),
+            "waiting for the first frame: -- km/h  -- rpm"
+        );
+        let mut frame = Frame::default();
+        frame.sequence = 40;
+        frame.car.speed_mps = 1.0;
+        let line = status_line(&frame);
+        assert!(line.contains("   - Hz  wake p99 - us"), "{line}");
     }
 
     #[test]

@@ -2,14 +2,16 @@
 //! boost, engine power and torque, race position, and the dashboard lights a game reports
 //! (OutGauge `DL_*` bits: only the lights the car has are listed, `●` on and `○` off).
 //! Which format sends what is listed in rig-protocols' dash view; anything not sent shows
-//! `--`, never 0.
+//! `--`, never 0. Every row is one line: the lights row leaves out unlit lights, then lit ones,
+//! when the panel is too narrow for all, and no value is cut at the edge ([`super::fit`]).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget};
 
+use super::fit::{fit, label_value, Field};
 use super::text::{plain, MISSING};
 use super::{note_panel, panel, View};
 use crate::theme::THEME;
@@ -53,11 +55,9 @@ impl Widget for Car<'_> {
         };
         let value = view.value_style();
         let gauges = &sample.gauges;
-        let row = |label: &'static str, text: String, style: Style| {
-            Line::from(vec![
-                Span::styled(format!("{label:<LABEL_WIDTH$}"), THEME.label),
-                Span::styled(text, style),
-            ])
+        let width = usize::from(block.inner(area).width);
+        let row = |label: &'static str, text: String, style: Style| -> Line<'static> {
+            label_value(label, LABEL_WIDTH, THEME.label, text, style, width)
         };
         let fuel = gauges.fuel_fraction.filter(|f| f.is_finite());
         let low_fuel = fuel.is_some_and(|f| f < LOW_FUEL_FRACTION) && !view.no_data();
@@ -102,7 +102,8 @@ impl Widget for Car<'_> {
                 value,
             ),
         ];
-        let mut lights = vec![Span::styled(
+        let mut lights = vec![Field::text(
+            9,
             format!("{:<LABEL_WIDTH$}", "lights"),
             THEME.label,
         )];
@@ -110,7 +111,7 @@ impl Widget for Car<'_> {
             Some(reported) if reported.available != 0 => {
                 for (bit, name) in LIGHT_NAMES {
                     if let Some(on) = reported.state(1 << bit) {
-                        let (mark, style) = if on {
+                        let (mark, style, priority) = if on {
                             (
                                 "●",
                                 if view.no_data() {
@@ -118,21 +119,19 @@ impl Widget for Car<'_> {
                                 } else {
                                     THEME.warn
                                 },
+                                6,
                             )
                         } else {
-                            ("○", THEME.dim)
+                            ("○", THEME.dim, 3)
                         };
-                        lights.push(Span::styled(format!("{mark}{name} "), style));
+                        lights.push(Field::text(priority, format!("{mark}{name} "), style));
                     }
                 }
             }
-            _ => lights.push(Span::styled(MISSING, value)),
+            _ => lights.push(Field::text(6, MISSING, value)),
         }
-        lines.push(Line::from(lights));
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block)
-            .render(area, buf);
+        lines.push(fit(lights, width));
+        Paragraph::new(lines).block(block).render(area, buf);
     }
 }
 

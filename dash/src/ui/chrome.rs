@@ -1,14 +1,18 @@
 //! The frame around the pages: the title bar (name, page tabs, who drives when an embedding
-//! rigd says so, LIVE / NO DATA / FROZEN badge),
-//! the source status line (format, sender, packet rate, age, counters) and the key-binding bar.
+//! rigd says so, LIVE / NO DATA / FROZEN badge), the source status line (format, sender,
+//! packet rate, age, counters, the embedder's notice; fields that do not fit are left out
+//! whole, see [`super::fit`]; the rate reads `--` until its first one-second window has
+//! passed) and the key-binding bar.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
+use super::fit::{fit, Field};
 use super::health::age_text;
 use super::pages::Page;
+use super::text::plain;
 use super::View;
 use crate::keys::KEY_BAR;
 use crate::theme::THEME;
@@ -103,17 +107,24 @@ impl Widget for StatusLine<'_> {
         let view = self.0;
         let source = &view.state.source;
         let separator = || Span::styled(" │ ", THEME.border);
-        let mut spans = Vec::new();
+        let field = |priority, text: String, style| {
+            Field::new(priority, vec![separator(), Span::styled(text, style)])
+        };
+        let mut fields = Vec::new();
         match (source.format, source.last_from, source.age(view.now)) {
             (Some(format), Some(from), Some(age)) => {
-                spans.push(Span::styled(format!("{format} from {from}"), THEME.value));
-                spans.push(separator());
-                spans.push(Span::styled(
-                    format!("{:.0} pkt/s", source.rate_hz()),
+                fields.push(Field::text(
+                    STATUS_IDENTITY,
+                    format!("{format} from {from}"),
                     THEME.value,
                 ));
-                spans.push(separator());
-                spans.push(Span::styled(
+                fields.push(field(
+                    STATUS_RATE,
+                    format!("{} pkt/s", plain(source.rate_hz(), 0)),
+                    THEME.value,
+                ));
+                fields.push(field(
+                    STATUS_AGE,
                     format!("age {}", age_text(age)),
                     if view.no_data() {
                         THEME.bad
@@ -124,39 +135,55 @@ impl Widget for StatusLine<'_> {
             }
             _ => {
                 let listening = source.listening_text();
-                spans.push(Span::styled(format!("listening {listening}"), THEME.value));
-                spans.push(separator());
-                spans.push(Span::styled("no packet yet", THEME.bad));
+                fields.push(Field::text(
+                    STATUS_IDENTITY,
+                    format!("listening {listening}"),
+                    THEME.value,
+                ));
+                fields.push(field(STATUS_AGE, "no packet yet".to_owned(), THEME.bad));
             }
         }
-        spans.push(separator());
-        spans.push(Span::styled(
+        fields.push(field(
+            STATUS_COUNTERS,
             format!("pkts {}", source.packets),
             THEME.label,
         ));
-        spans.push(separator());
-        spans.push(Span::styled(
-            format!("garbage {}", source.garbage),
-            if source.garbage > 0 {
-                THEME.warn
-            } else {
-                THEME.label
-            },
-        ));
+        fields.push(if source.garbage > 0 {
+            field(
+                STATUS_PROBLEM,
+                format!("garbage {}", source.garbage),
+                THEME.warn,
+            )
+        } else {
+            field(STATUS_COUNTERS, "garbage 0".to_owned(), THEME.label)
+        });
         if source.dropped > 0 {
-            spans.push(separator());
-            spans.push(Span::styled(
+            fields.push(field(
+                STATUS_PROBLEM,
                 format!("dropped {}", source.dropped),
                 THEME.warn,
             ));
         }
         if let Some(notice) = &view.state.host.notice {
-            spans.push(separator());
-            spans.push(Span::styled(notice.clone(), THEME.warn));
+            fields.push(Field::prose(
+                STATUS_NOTICE,
+                separator(),
+                Span::styled(notice.clone(), THEME.warn),
+            ));
         }
-        Line::from(spans).render(area, buf);
+        fit(fields, usize::from(area.width)).render(area, buf);
     }
 }
+
+/// Status-line priorities (higher stays longer when the line is too narrow): what the source
+/// is, then the embedder's notice and any problem counter, the age, the rate, the plain
+/// counters last.
+const STATUS_IDENTITY: u8 = 9;
+const STATUS_NOTICE: u8 = 8;
+const STATUS_PROBLEM: u8 = 7;
+const STATUS_AGE: u8 = 6;
+const STATUS_RATE: u8 = 5;
+const STATUS_COUNTERS: u8 = 3;
 
 /// The key-binding bar at the bottom of the screen.
 #[derive(Debug, Clone, Copy, Default)]

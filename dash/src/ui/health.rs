@@ -1,21 +1,41 @@
 //! rigd's loop health (tick rate, wake-latency percentiles, tick work and physics step time,
 //! late ticks) and the telemetry source's statistics (addresses, format, packets, garbage, drops, age). Loop health
-//! exists only in native packets; for other formats the panel says so.
+//! exists only in native packets; for other formats the panel says so. Figures measured over
+//! rigd's last second (rate, percentiles) read `--` until its first second has passed, not 0;
+//! the counters since start are numbers from the first packet. Nothing here is cut at the
+//! panel's edge: fields and labels give way whole ([`super::fit`]).
 
 use std::time::Duration;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget};
 
-use super::text::MISSING;
+use super::fit::{fit, label_value, Field};
+use super::text::{plain, MISSING};
 use super::{note_panel, panel, View};
 use crate::state::Garbage;
 use crate::theme::THEME;
+use rig_protocols::LoopHealth;
 
 /// Wake-latency p99 above which the figure is marked as a concern, microseconds.
 pub const WAKE_P99_WARN_US: f64 = 250.0;
+
+/// True once rigd's health window has closed for the first time: before that its rate and
+/// percentiles are zeros standing for "not measured yet".
+pub fn first_window_closed(health: &LoopHealth) -> bool {
+    health.tick_rate_hz > 0.0
+}
+
+/// A windowed figure with its unit (`45µs`, `1000 Hz`), or `--` before the first window.
+fn windowed(health: &LoopHealth, value: f64, decimals: usize, unit: &str) -> String {
+    if first_window_closed(health) {
+        format!("{}{unit}", plain(Some(value), decimals))
+    } else {
+        MISSING.to_owned()
+    }
+}
 
 /// `1.2 ms`, `850 ms`, `3.4 s`: a compact age.
 pub fn age_text(age: Duration) -> String {
@@ -54,11 +74,12 @@ impl Widget for LoopHealthLine<'_> {
             return;
         };
         let value = view.value_style();
-        let wake_style = if health.wake_latency_p99_us > WAKE_P99_WARN_US {
-            THEME.warn
-        } else {
-            value
-        };
+        let wake_style =
+            if first_window_closed(&health) && health.wake_latency_p99_us > WAKE_P99_WARN_US {
+                THEME.warn
+            } else {
+                value
+            };
         let late_style = if health.late_ticks_1ms > 0 {
             THEME.bad
         } else if health.late_ticks_250us > 0 {
@@ -66,26 +87,64 @@ impl Widget for LoopHealthLine<'_> {
         } else {
             value
         };
-        let mut spans = vec![
-            Span::styled("loop ", THEME.label),
-            Span::styled(format!("{:.0} Hz", health.tick_rate_hz), value),
-            Span::styled(" │ wake p99 ", THEME.label),
-            Span::styled(format!("{:.0}µs", health.wake_latency_p99_us), wake_style),
-            Span::styled(" max ", THEME.label),
-            Span::styled(format!("{:.0}µs", health.wake_latency_max_us), value),
-            Span::styled(" │ work p99 ", THEME.label),
-            Span::styled(format!("{:.0}µs", health.tick_work_p99_us), value),
-            Span::styled(" step ", THEME.label),
-            Span::styled(format!("{:.0}µs", health.physics_step_p99_us), value),
-            Span::styled(" │ late >250µs ", THEME.label),
-            Span::styled(health.late_ticks_250us.to_string(), late_style),
-            Span::styled(" >1ms ", THEME.label),
-            Span::styled(health.late_ticks_1ms.to_string(), late_style),
+        let label = |text: &'static str| Span::styled(text, THEME.label);
+        let fields = vec![
+            Field::new(
+                9,
+                vec![
+                    label("loop "),
+                    Span::styled(windowed(&health, health.tick_rate_hz, 0, " Hz"), value),
+                ],
+            ),
+            Field::new(
+                8,
+                vec![
+                    label(" │ wake p99 "),
+                    Span::styled(
+                        windowed(&health, health.wake_latency_p99_us, 0, "µs"),
+                        wake_style,
+                    ),
+                ],
+            ),
+            // The worst wake latency goes first: the panel on the rig page has it.
+            Field::new(
+                2,
+                vec![
+                    label(" max "),
+                    Span::styled(
+                        windowed(&health, health.wake_latency_max_us, 0, "µs"),
+                        value,
+                    ),
+                ],
+            ),
+            Field::new(
+                5,
+                vec![
+                    label(" │ work p99 "),
+                    Span::styled(windowed(&health, health.tick_work_p99_us, 0, "µs"), value),
+                ],
+            ),
+            Field::new(
+                4,
+                vec![
+                    label(" step "),
+                    Span::styled(
+                        windowed(&health, health.physics_step_p99_us, 0, "µs"),
+                        value,
+                    ),
+                ],
+            ),
+            Field::new(
+                7,
+                vec![
+                    label(" │ late >250µs "),
+                    Span::styled(health.late_ticks_250us.to_string(), late_style),
+                    label(" >1ms "),
+                    Span::styled(health.late_ticks_1ms.to_string(), late_style),
+                ],
+            ),
         ];
-        if Line::from(spans.clone()).width() > usize::from(area.width) {
-            spans.drain(4..6); // the worst wake latency: the panel on the rig page has it
-        }
-        Line::from(spans).render(area, buf);
+        fit(fields, usize::from(area.width)).render(area, buf);
     }
 }
 
@@ -105,11 +164,9 @@ impl Widget for SourcePanel<'_> {
         let view = self.0;
         let source = &view.state.source;
         let value = THEME.value;
+        let width = usize::from(panel("").inner(area).width);
         let row = |label: &'static str, text: String, style| {
-            Line::from(vec![
-                Span::styled(format!("{label:<10}"), THEME.label),
-                Span::styled(text, style),
-            ])
+            label_value(label, 10, THEME.label, text, style, width)
         };
         let listening = source.listening_text();
         let lines = vec![
@@ -124,7 +181,7 @@ impl Widget for SourcePanel<'_> {
             row("format", source.format.unwrap_or(MISSING).to_owned(), value),
             row(
                 "packets",
-                format!("{} ({:.0}/s)", source.packets, source.rate_hz()),
+                format!("{} ({}/s)", source.packets, plain(source.rate_hz(), 0)),
                 value,
             ),
             row(
@@ -178,30 +235,29 @@ impl Widget for HealthPanel<'_> {
             return note_panel(block, text, area, buf);
         };
         let value = view.value_style();
+        let width = usize::from(block.inner(area).width);
         let row = |label: &'static str, text: String| {
-            Line::from(vec![
-                Span::styled(format!("{label:<14}"), THEME.label),
-                Span::styled(text, value),
-            ])
+            label_value(label, 14, THEME.label, text, value, width)
+        };
+        let measured =
+            |value: f64, decimals: usize, unit: &str| windowed(&health, value, decimals, unit);
+        let wake_p50_p99 = if first_window_closed(&health) {
+            format!(
+                "{:.0} / {:.0} µs",
+                health.wake_latency_p50_us, health.wake_latency_p99_us
+            )
+        } else {
+            MISSING.to_owned()
         };
         let mut lines = vec![
             row("ticks", health.ticks.to_string()),
-            row("tick rate", format!("{:.1} Hz", health.tick_rate_hz)),
-            row(
-                "wake p50/p99",
-                format!(
-                    "{:.0} / {:.0} µs",
-                    health.wake_latency_p50_us, health.wake_latency_p99_us
-                ),
-            ),
-            row("wake max", format!("{:.0} µs", health.wake_latency_max_us)),
-            row(
-                "tick work p99",
-                format!("{:.0} µs", health.tick_work_p99_us),
-            ),
+            row("tick rate", measured(health.tick_rate_hz, 1, " Hz")),
+            row("wake p50/p99", wake_p50_p99),
+            row("wake max", measured(health.wake_latency_max_us, 0, " µs")),
+            row("tick work p99", measured(health.tick_work_p99_us, 0, " µs")),
             row(
                 "physics p99",
-                format!("{:.0} µs", health.physics_step_p99_us),
+                measured(health.physics_step_p99_us, 0, " µs"),
             ),
             row(
                 "late ticks",
@@ -231,21 +287,35 @@ impl Widget for HealthPanel<'_> {
     }
 }
 
-/// The embedding program's extra lines (rigd: its telemetry destinations), for the rig page.
+/// The embedding program's extra lines (rigd: its telemetry destinations), for the rig page:
+/// a titled rule and one row per line. When there are more lines than rows the last row says
+/// how many are left out.
 #[derive(Debug, Clone, Copy)]
 pub struct HostPanel<'a>(pub &'a View<'a>);
 
 impl Widget for HostPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let host = &self.0.state.host;
-        let lines: Vec<Line> = host
+        let rows = usize::from(area.height.saturating_sub(1));
+        let style = self.0.value_style();
+        let mut lines: Vec<Line> = host
             .lines
             .iter()
-            .map(|line| Line::styled(line.clone(), self.0.value_style()))
+            .take(rows)
+            .map(|line| Line::styled(line.clone(), style))
             .collect();
-        Paragraph::new(lines)
-            .block(panel(&host.title))
-            .render(area, buf);
+        if host.lines.len() > rows && rows > 0 {
+            lines.truncate(rows - 1);
+            let hidden = host.lines.len() - lines.len();
+            lines.push(Line::styled(format!("+{hidden} more"), THEME.dim));
+        }
+        let block = Block::new()
+            .borders(Borders::TOP)
+            .border_type(BorderType::Rounded)
+            .border_style(THEME.border)
+            .title(host.title.as_str())
+            .title_style(THEME.title);
+        Paragraph::new(lines).block(block).render(area, buf);
     }
 }
 

@@ -2,6 +2,11 @@
 //! current sector marked `▸`; and a delta to the best (summed over this lap's completed
 //! sectors against the best sectors, or last lap against best lap right after a line). The
 //! race position, when the source sends one, is in the title (`Laps P3`).
+//!
+//! A completed sector shows its time and its delta to the best of that sector. The running
+//! sector shows its elapsed time, which is not comparable with the best yet: beside it the
+//! best in brackets, and a delta only once the elapsed time is past the best (the sector is
+//! then surely lost by at least that much), never the elapsed time minus the best.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -36,6 +41,14 @@ pub fn delta(lap: &LapSample) -> Option<Delta> {
     }
     (lap.last_lap_s > 0.0 && lap.best_lap_s > 0.0)
         .then_some(Delta::LastLap(lap.last_lap_s - lap.best_lap_s))
+}
+
+/// The delta of one sector against its best, when the two are comparable: a completed sector
+/// (`running` false) with both times, or the running sector once its elapsed `time` is past
+/// the best (the loss so far; before that the elapsed time says nothing about the result).
+pub fn sector_delta(time: f64, best: f64, running: bool) -> Option<f64> {
+    let both = time > 0.0 && best > 0.0;
+    (both && (!running || time > best)).then(|| time - best)
 }
 
 /// The laps panel.
@@ -80,16 +93,13 @@ impl Widget for Laps<'_> {
                 Span::styled(format!("S{} ", i + 1), THEME.label),
                 Span::styled(sector_time(time), value),
             ];
-            if time > 0.0 && best > 0.0 {
-                let diff = time - best;
-                let style = if diff <= 0.0 { THEME.ok } else { THEME.warn };
-                spans.push(Span::styled(format!(" {}", signed(Some(diff), 3)), style));
-            } else {
-                spans.push(Span::styled(
-                    format!("  ({})", sector_time(best)),
-                    THEME.dim,
-                ));
-            }
+            spans.push(match sector_delta(time, best, current) {
+                Some(diff) => {
+                    let style = if diff <= 0.0 { THEME.ok } else { THEME.warn };
+                    Span::styled(format!(" {}", signed(Some(diff), 3)), style)
+                }
+                None => Span::styled(format!("  ({})", sector_time(best)), THEME.dim),
+            });
             lines.push(Line::from(spans));
         }
         let (label, diff) = match delta(&lap) {
@@ -124,6 +134,18 @@ mod tests {
         assert_eq!(delta(&lap), Some(Delta::LastLap(84.001 - 82.987)));
         lap.best_lap_s = 0.0;
         assert_eq!(delta(&lap), None);
+    }
+
+    #[test]
+    fn a_running_sector_is_compared_only_once_it_is_past_the_best() {
+        // Completed: faster or slower, the delta shows.
+        assert_eq!(sector_delta(27.5, 27.9, false), Some(27.5 - 27.9));
+        // Running 10.962 s into a sector whose best is 34.259 s: nothing to compare yet.
+        assert_eq!(sector_delta(10.962, 34.259, true), None);
+        // Running past the best: lost by at least the difference.
+        assert_eq!(sector_delta(35.0, 34.259, true), Some(35.0 - 34.259));
+        assert_eq!(sector_delta(0.0, 34.259, false), None);
+        assert_eq!(sector_delta(10.0, 0.0, true), None);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod car;
 pub mod chrome;
+pub mod fit;
 pub mod gg;
 pub mod health;
 pub mod laps;

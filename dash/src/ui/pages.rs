@@ -24,6 +24,8 @@ const LAPS_WIDTH: u16 = 24;
 const TYRES_WIDTH: u16 = 37;
 /// The source panel: seven lines and the border.
 const SOURCE_HEIGHT: u16 = 9;
+/// The car panel: seven lines (the last the dash lights) and the border.
+const CAR_HEIGHT: u16 = 9;
 
 /// One page of the dashboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -157,15 +159,21 @@ fn track(view: &View, area: Rect, buf: &mut Buffer) {
     Rpm(view).render(rpm, buf);
 }
 
+/// The rig page: source and car panels on the left, rigd's loop on the right, the embedder's
+/// lines (rigd's telemetry destinations) under them and the loop-health line at the bottom.
+/// The panels keep their full height (every car row, the lights included, at 80x24); the
+/// embedder's lines get what is left, at least their title and one line.
 fn rig(view: &View, area: Rect, buf: &mut Buffer) {
     let host = &view.state.host;
     let host_height = if host.lines.is_empty() {
         0
     } else {
-        host.lines.len() as u16 + 2
+        let wanted = host.lines.len() as u16 + 1;
+        let spare = area.height.saturating_sub(SOURCE_HEIGHT + CAR_HEIGHT + 1);
+        wanted.min(spare.max(2))
     };
     let [panels, host_area, health] = Layout::vertical([
-        Constraint::Min(10),
+        Constraint::Min(SOURCE_HEIGHT + CAR_HEIGHT),
         Constraint::Length(host_height),
         Constraint::Length(1),
     ])
@@ -175,8 +183,11 @@ fn rig(view: &View, area: Rect, buf: &mut Buffer) {
     }
     let [left, loop_health] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(panels);
-    let [source, car] =
-        Layout::vertical([Constraint::Length(SOURCE_HEIGHT), Constraint::Min(3)]).areas(left);
+    let [source, car] = Layout::vertical([
+        Constraint::Length(SOURCE_HEIGHT),
+        Constraint::Min(CAR_HEIGHT),
+    ])
+    .areas(left);
     SourcePanel(view).render(source, buf);
     Car(view).render(car, buf);
     HealthPanel(view).render(loop_health, buf);

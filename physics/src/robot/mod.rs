@@ -5,7 +5,8 @@
 //! towards linearly varying curvature ([`line`]), and a speed profile from the line's
 //! curvature, the banking and the car's grip and downforce, with braking points from a
 //! backward pass ([`speed`]). While driving (`drive`: no allocation, O(1)) it steers by pure
-//! pursuit of a point on its line a speed-dependent distance ahead, holds the profile's speed
+//! pursuit of a point on its line a speed-dependent distance ahead (further when the car is far
+//! off its line, so it rejoins gently instead of at full lock), holds the profile's speed
 //! (looked up a little ahead so the brakes have time to rise) with throttle and brake, keeps
 //! wheel slip in check, and shifts gears with the clutch work a manual box needs ([`gears`]).
 //! It also drives the direct-drive stub (no gearbox: gear 0, no shifting).
@@ -34,6 +35,11 @@ pub const DEFAULT_GRIP: f64 = 0.85;
 const LOOKAHEAD_MIN_M: f64 = 6.0;
 /// Pure-pursuit look-ahead time, s.
 const LOOKAHEAD_S: f64 = 0.45;
+/// Least look-ahead per metre between the car and its line, m/m: a car far off its line (on
+/// its grid slot, after a spin) rejoins it on a gentle diagonal. Without it the 6 m look-ahead
+/// at standstill against the grid slot's 6 m gap to the line asked for three quarters of full
+/// lock (the wheel at -344 degrees before the car moved).
+const REJOIN_LOOKAHEAD_PER_M: f64 = 4.0;
 /// The speed target is read this far ahead in time (brake rise and reaction), s.
 const SPEED_PREVIEW_S: f64 = 0.3;
 /// Throttle per m/s below the target speed.
@@ -167,8 +173,9 @@ impl Robot {
         let forward = telemetry.velocity_body_mps[0];
         let speed = forward.max(0.0);
 
-        // Steering: pure pursuit of the line.
-        let lookahead = LOOKAHEAD_MIN_M + LOOKAHEAD_S * speed;
+        // Steering: pure pursuit of the line, looking further ahead the further off it the car is.
+        let gap_m = (coord.lateral_m - self.line_offset_m(coord.distance_m)).abs();
+        let lookahead = (LOOKAHEAD_MIN_M + LOOKAHEAD_S * speed).max(REJOIN_LOOKAHEAD_PER_M * gap_m);
         let target = self.line_point(coord.distance_m + lookahead);
         let yaw = telemetry.roll_pitch_yaw_rad[2];
         let (sin, cos) = crate::math::sin_cos(yaw);

@@ -2,7 +2,8 @@
 //! `extradata="3"` a flat array of 66 little-endian f32 (264 bytes), no header.
 //!
 //! Conventions: wheel arrays are RL, RR, FL, FR; engine rates are rpm / 10; gear is a float
-//! with 0 = N and -1 = R (DiRT Rally 2.0); everything, including counters and flags, is f32.
+//! with 0 = N and -1 = R in DiRT Rally 2.0 but 10 = R in DiRT Rally ([`gear_from_codemasters`]
+//! reads both; rigd sends -1); everything, including counters and flags, is f32.
 //! World vectors use Codemasters' y-up axes: `(X, Y, Z) = (our x, our z, our y)` (the world
 //! height goes to Y); "left" and "forward" are the car's unit axes in those world axes.
 //! Steer is -1 (left) .. 1 (right), the opposite sign of ours. G-forces are the kinematic body
@@ -62,7 +63,7 @@ pub struct CodemastersPacket {
     pub brake: F32,
     /// 32: clutch 0..1.
     pub clutch: F32,
-    /// 33: gear, 0 N, -1 R.
+    /// 33: gear, 0 N, -1 R (DiRT Rally 2.0) or 10 R (DiRT Rally).
     pub gear: F32,
     /// 34: lateral g.
     pub g_force_lateral: F32,
@@ -180,8 +181,38 @@ pub fn encode(frame: &Frame) -> CodemastersPacket {
     }
 }
 
+/// The gear float DiRT Rally sends for reverse (DiRT Rally 2.0 and rigd send -1).
+pub const DIRT_RALLY_REVERSE_GEAR: f32 = 10.0;
+
+/// A gear float in our convention (-1 R, 0 N, 1..): -1 and DiRT Rally's 10 are reverse, other
+/// values are rounded and kept in -1 ..= 9 (no car of these games has ten forward gears).
+pub fn gear_from_codemasters(gear: f32) -> i8 {
+    let gear = gear.round();
+    if gear == DIRT_RALLY_REVERSE_GEAR {
+        return -1;
+    }
+    // NaN saturates to 0 (neutral) in the cast.
+    gear.clamp(-1.0, 9.0) as i8
+}
+
 /// Decodes a 264-byte extradata=3 packet.
 pub fn decode(bytes: &[u8]) -> Result<CodemastersPacket, DecodeError> {
     CodemastersPacket::read_from_bytes(bytes)
         .map_err(|_| DecodeError::size("Codemasters extradata=3", CODEMASTERS_LEN, bytes.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reverse_is_minus_one_or_dirt_rallys_ten() {
+        assert_eq!(gear_from_codemasters(10.0), -1, "DiRT Rally reverse");
+        assert_eq!(gear_from_codemasters(-1.0), -1, "DiRT Rally 2.0 reverse");
+        assert_eq!(gear_from_codemasters(0.0), 0);
+        assert_eq!(gear_from_codemasters(1.0), 1);
+        assert_eq!(gear_from_codemasters(6.0), 6);
+        assert_eq!(gear_from_codemasters(-7.0), -1);
+        assert_eq!(gear_from_codemasters(f32::NAN), 0);
+    }
 }

@@ -243,7 +243,7 @@ impl DashView {
         view.time_s = Some(f(p.total_time));
         view.rpm = Some(f(p.engine_rate) * 10.0);
         view.max_rpm = Some(f(p.max_rpm) * 10.0);
-        view.gear = Some(f(p.gear).round().clamp(-1.0, 127.0) as i8);
+        view.gear = Some(codemasters::gear_from_codemasters(p.gear.get()));
         view.throttle = Some(f(p.throttle));
         view.brake = Some(f(p.brake));
         view.clutch = Some(f(p.clutch));

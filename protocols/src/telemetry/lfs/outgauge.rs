@@ -5,7 +5,8 @@
 //! 0..1, gear 0 = R / 1 = N / 2 = first, time in ms of simulation time. Flags say km/h and bar
 //! (`OG_KM | OG_BAR`). Channels the simulation does not model get neutral values: turbo 0 bar,
 //! engine and oil temperature 0 degC, oil pressure 0 bar, fuel 1.0 (full: the sim burns no fuel,
-//! so a dash shows no low-fuel warning), empty display strings, PLID 0. Dash lights: shift
+//! so a dash shows no low-fuel warning), empty display strings, PLID 0, car name `RGD`
+//! (NUL-terminated within its 4 bytes). Dash lights: shift
 //! light (rpm at or above [`SHIFT_LIGHT_FRACTION`] of the limiter), handbrake, neutral.
 
 use zerocopy::little_endian::{F32, I32, U16, U32};
@@ -19,8 +20,10 @@ use rig_types::Frame;
 pub const OUTGAUGE_LEN: usize = 92;
 /// Size of the packet with the 4-byte ID.
 pub const OUTGAUGE_WITH_ID_LEN: usize = 96;
-/// The car name we send (no NUL needed: LFS does not require termination).
-pub const CAR_NAME: [u8; 4] = *b"rigd";
+/// The car name we send: three letters and a NUL, like LFS's own short names (`XRT`). A full
+/// four-letter name is legal but unterminated, and parsers that read the field as a C string
+/// or take an unterminated name for a mod's skin id misread it (`rigd` came out as `rig`).
+pub const CAR_NAME: [u8; 4] = *b"RGD\0";
 
 /// `OG_SHIFT` flag: shift key held.
 pub const OG_SHIFT: u16 = 1;
