@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what rigd's run or test command needs on a fresh Debian/Ubuntu machine, only when
 # missing, and says what it installs. Usage: scripts/ensure-deps.sh run|test|vmrig
-#   run    the Rust toolchain, a C compiler and pkg-config
-#   test   run's, plus what the test suite's system checks use (tmux, systemd-analyze,
-#          cyclictest) and everything vmrig needs
+#   run    the Rust toolchain, a C compiler, pkg-config and libudev-dev (gamepads: gilrs
+#          links libudev)
+#   test   run's, plus what the test suite's system checks use (tmux, systemd-analyze and
+#          systemd-sysusers, cyclictest) and everything vmrig needs; the .deb test uses
+#          dpkg-deb and dpkg, which every Debian/Ubuntu system has
 #   vmrig  the QEMU harness of tests/vmrig: qemu-system-x86, busybox-static, cpio, kmod,
 #          xz-utils (the kernel itself is fetched by tests/vmrig/harness/build.sh)
 set -euo pipefail
@@ -17,6 +19,8 @@ if ! have cargo; then
 fi
 have cc || need_pkgs+=(gcc)
 have pkg-config || need_pkgs+=(pkg-config)
+# The gamepad feature (on by default) links libudev through gilrs.
+{ have pkg-config && pkg-config --exists libudev; } || need_pkgs+=(libudev-dev)
 
 if [ "$mode" = test ]; then
     have tmux || need_pkgs+=(tmux)                        # dashboard end-to-end test

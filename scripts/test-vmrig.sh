@@ -18,10 +18,11 @@ scripts/ensure-deps.sh vmrig
 echo "== vmrig: static build of the guest tests" >&2
 start=$(date +%s)
 # Dev profile without debug info and with light optimisation: quick to build, small initramfs.
+# No default features: gilrs (gamepads) links libudev, which has no static library.
 RUSTFLAGS='-C target-feature=+crt-static' CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_DEV_OPT_LEVEL=1 \
     CARGO_INCREMENTAL=0 cargo build --quiet \
     --target x86_64-unknown-linux-gnu --target-dir "$target_dir" \
-    -p rigd --example vmrig_guest
+    -p rigd --no-default-features --example vmrig_guest
 guest="$target_dir/x86_64-unknown-linux-gnu/debug/examples/vmrig_guest"
 echo "== vmrig: build took $(( $(date +%s) - start )) s; kernel and initramfs" >&2
 tests/vmrig/harness/build.sh --out "$out" --guest "$guest"

@@ -16,3 +16,4 @@ cargo test --workspace --quiet 2>&1 | tee /tmp/rigd-test.log
 echo "== systemd-analyze verify (systemd/)" >&2
 scripts/verify-systemd.sh
 echo "== vmrig: rigd against the real kernel input/FF drivers (QEMU)" >&2; scripts/test-vmrig.sh
+echo "== deb: build the package, install it into a scratch root, remove, purge" >&2; scripts/test-deb.sh

@@ -19,6 +19,7 @@
 //! ```
 
 pub mod app;
+pub mod cli_assets;
 pub mod host;
 pub mod key_decode;
 pub mod keys;

@@ -29,6 +29,10 @@ struct Cli {
     /// Frames drawn per second.
     #[arg(long, default_value_t = DEFAULT_FPS, value_parser = clap::value_parser!(u32).range(1..=240))]
     fps: u32,
+    /// Packaging hook: write rig-dash's man page and shell completions under DIR and exit
+    /// (scripts/build-deb.sh).
+    #[arg(long, hide = true, value_name = "DIR")]
+    generate_assets: Option<std::path::PathBuf>,
 }
 
 /// Lets SIGTERM, SIGHUP and SIGINT set `stop` (the dashboard polls it every frame), so the
@@ -60,6 +64,20 @@ fn install_stop_handlers(stop: &Arc<AtomicBool>) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(dir) = &cli.generate_assets {
+        use clap::CommandFactory;
+        return match rig_dash::cli_assets::write(Cli::command(), "rig-dash", dir) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(error) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "rig-dash: cannot write to {}: {error}",
+                    dir.display()
+                );
+                ExitCode::FAILURE
+            }
+        };
+    }
     let options = DashOptions {
         listen: if cli.listen.is_empty() {
             vec![DEFAULT_LISTEN]

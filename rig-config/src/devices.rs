@@ -30,7 +30,8 @@ pub struct DevicesConfig {
     pub ffb: FfbConfig,
     /// Logitech shift-light LEDs.
     pub shift_lights: ShiftLightsConfig,
-    /// Gamepads through gilrs (needs rigd built with the `gamepad` feature).
+    /// Gamepads through gilrs (on by default; builds without the `gamepad` cargo feature
+    /// ignore it).
     pub gamepad: GamepadConfig,
 }
 
@@ -433,7 +434,8 @@ impl Default for ShiftLightsConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct GamepadConfig {
     /// Read the first gamepad (left stick steers, triggers are throttle and brake, bumpers
-    /// shift) when no wheel is configured.
+    /// shift) when no wheel is configured. On by default, so a gamepad plugged in drives
+    /// without any configuration; while none is connected the robot drives.
     pub enabled: bool,
     /// Rumble strength from tyre slip and kerbs, 0 ..= 1 (0 = off).
     pub rumble_gain: f64,
@@ -444,7 +446,7 @@ pub struct GamepadConfig {
 impl Default for GamepadConfig {
     fn default() -> Self {
         GamepadConfig {
-            enabled: false,
+            enabled: true,
             rumble_gain: 0.5,
             stick_deadzone: 0.05,
         }

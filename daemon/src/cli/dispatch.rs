@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::{BadInvocation, BenchCommand, Cli, Command, RunArgs};
 use crate::logging::NoticeFeed;
@@ -93,6 +93,15 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
             crate::devices::print_with_backend(&devices, backend, &mut std::io::stdout())?;
         }
         Command::Maneuver(args) => super::maneuver::run(&args)?,
+        Command::GenerateAssets { dir } => {
+            use clap::CommandFactory;
+            rig_dash::cli_assets::write(Cli::command(), "rigd", &dir).with_context(|| {
+                format!(
+                    "cannot write the man pages and completions to {} (fix: a writable directory)",
+                    dir.display()
+                )
+            })?;
+        }
         Command::Bench { which } => match which {
             BenchCommand::Loop {
                 seconds,

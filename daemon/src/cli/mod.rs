@@ -69,6 +69,14 @@ pub enum Command {
         #[command(subcommand)]
         which: BenchCommand,
     },
+    /// Packaging hook: write rigd's man pages and bash/zsh/fish completions under DIR
+    /// (scripts/build-deb.sh).
+    #[command(hide = true)]
+    GenerateAssets {
+        /// Output directory (man/, bash/, zsh/, fish/ are created below it).
+        #[arg(value_hint = ValueHint::DirPath)]
+        dir: PathBuf,
+    },
 }
 
 /// Options of `rigd run`.

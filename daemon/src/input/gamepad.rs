@@ -1,4 +1,4 @@
-//! Gamepads through gilrs (cargo feature `gamepad`): left stick X steers, right and left
+//! Gamepads through gilrs (cargo feature `gamepad`, on by default): left stick X steers, right and left
 //! analogue triggers are throttle and brake, the bumpers shift up and down, Select resets the
 //! car, Start toggles the ignition. Rumble plays what [`super::rumble::RumbleStage`] computes.
 //!

@@ -1,8 +1,8 @@
 //! Player input: evdev wheels and pedals (axis mapping [`mapping`], the control state built
 //! from several devices [`state`], the reading thread with hot-plug [`reader`]), gamepads
-//! through gilrs ([`gamepad`], cargo feature `gamepad`, with its [`rumble`] output) and DIY
-//! serial devices ([`serial`]), all merged by the session's [`hub::InputHub`] into the one
-//! [`player_input::PlayerInput`] slot.
+//! through gilrs ([`gamepad`], default cargo feature `gamepad`, with its [`rumble`] output)
+//! and DIY serial devices ([`serial`]), all merged by the session's [`hub::InputHub`] into
+//! the one [`player_input::PlayerInput`] slot.
 //!
 //! The RT thread sees only that slot (wait-free); the FFB stage sees the rim motion and the
 //! e-stop latch through the [`crate::ffb::FfbLink`] the session hands to [`start`].

@@ -164,6 +164,24 @@ mod tests {
         assert_eq!(rumble_for(&c, 1.0), (0, 0));
     }
 
+    /// Gamepads work out of the box (issue 19): the default build has gilrs and the default
+    /// config reads and rumbles the first gamepad; a mapped wheel takes over from it.
+    #[test]
+    fn the_default_build_and_config_rumble_a_gamepad_until_a_wheel_is_mapped() {
+        let link = Arc::new(RumbleLink::default());
+        let mut devices = DevicesConfig::default();
+        assert!(devices.gamepad.enabled && devices.gamepad.rumble_gain == 0.5);
+        assert!(
+            stage(&devices, &link).is_some(),
+            "no rumble stage: the default features must include `gamepad` (daemon/Cargo.toml)"
+        );
+        let g29: rig_config::Config = toml::from_str(include_str!("../../../examples/g29.toml"))
+            .expect("examples/g29.toml parses");
+        devices.axis = g29.devices.axis;
+        assert!(!devices.axis.is_empty());
+        assert!(stage(&devices, &link).is_none());
+    }
+
     #[test]
     fn safe_stop_silences_the_motors() {
         let link = Arc::new(RumbleLink::default());
