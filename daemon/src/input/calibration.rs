@@ -560,6 +560,7 @@ pub fn button_function_name(function: ButtonFunction) -> &'static str {
         ButtonFunction::Ignition => "ignition",
         ButtonFunction::Starter => "starter",
         ButtonFunction::ResetCar => "reset_car",
+        ButtonFunction::Pause => "pause",
         ButtonFunction::FfbEstop => "ffb_estop",
         ButtonFunction::Reverse => "reverse",
         ButtonFunction::Gear1 => "gear_1",

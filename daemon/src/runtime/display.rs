@@ -555,8 +555,10 @@ mod tests {
             status_line(&Frame::default()),
             "waiting for the first frame: -- km/h  -- rpm"
         );
-        let mut frame = Frame::default();
-        frame.sequence = 40;
+        let mut frame = Frame {
+            sequence: 40,
+            ..Frame::default()
+        };
         frame.car.speed_mps = 1.0;
         let line = status_line(&frame);
         assert!(line.contains("   - Hz  wake p99 - us"), "{line}");

@@ -48,7 +48,7 @@ pub fn delta(lap: &LapSample) -> Option<Delta> {
 /// the best (the loss so far; before that the elapsed time says nothing about the result).
 pub fn sector_delta(time: f64, best: f64, running: bool) -> Option<f64> {
     let both = time > 0.0 && best > 0.0;
-    (both && (!running || time > best)).then(|| time - best)
+    (both && (!running || time > best)).then_some(time - best)
 }
 
 /// The laps panel.
