@@ -124,10 +124,12 @@ impl Inputs {
             };
         }
         if self.gamepad {
-            return "no gamepad found; plug one in".to_string();
+            return "no wheel configured and no gamepad found (fix: plug in a gamepad, or map \
+                    your wheel with `rigd calibrate`, see docs/wheels.md)"
+                .to_string();
         }
-        "no wheel or gamepad configured (fix: map your wheel in [devices], see \
-         examples/g29.toml and `rigd devices`)"
+        "no wheel or gamepad configured (fix: map your wheel with `rigd calibrate`, see \
+         docs/wheels.md and examples/g29.toml)"
             .to_string()
     }
 
@@ -417,11 +419,13 @@ code = "ABS_Y"
             "wheel 'wheel' (Logitech G29 Driving Force Racing Wheel, 046d:c24f)"
         );
         let nothing = Inputs::of(&Config::default());
+        let want = if cfg!(feature = "gamepad") {
+            "nobody: no wheel configured and no gamepad found (fix: plug in a gamepad"
+        } else {
+            "nobody: no wheel or gamepad configured (fix: "
+        };
         assert!(
-            nothing
-                .driver(&Presence::default())
-                .text()
-                .starts_with("nobody: no wheel or gamepad configured (fix: "),
+            nothing.driver(&Presence::default()).text().starts_with(want),
             "{:?}",
             nothing.driver(&Presence::default())
         );
