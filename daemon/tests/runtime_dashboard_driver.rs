@@ -57,9 +57,9 @@ fn the_demo_shows_that_the_robot_drives_and_why() {
         "--robot",
     );
     let screen = tmux.wait_for("who drives in the title bar", |s| {
-        s.lines().next().is_some_and(|title| {
-            title.contains("rig-dash") && title.contains("robot: no wheel")
-        })
+        s.lines()
+            .next()
+            .is_some_and(|title| title.contains("rig-dash") && title.contains("robot: no wheel"))
     });
     assert!(
         screen.contains("LIVE"),

@@ -425,7 +425,10 @@ code = "ABS_Y"
             "nobody: no wheel or gamepad configured (fix: "
         };
         assert!(
-            nothing.driver(&Presence::default()).text().starts_with(want),
+            nothing
+                .driver(&Presence::default())
+                .text()
+                .starts_with(want),
             "{:?}",
             nothing.driver(&Presence::default())
         );
