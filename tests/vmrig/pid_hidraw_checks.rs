@@ -215,6 +215,7 @@ fn test_hidraw_conditions(r: &mut Results, base: &PidBase) {
     let link = FfbLink::new();
     let (mut commands, reader) = latest_value(FfbCommand::default());
     let Ok(writer) = HidrawPidWriter::spawn(
+        Arc::default(),
         move || rigd::ffb::locate_pid_node(&config),
         reader,
         link.clone(),

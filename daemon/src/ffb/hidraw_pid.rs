@@ -595,20 +595,10 @@ pub struct HidrawPidWriter {
 }
 
 impl HidrawPidWriter {
-    /// Starts the writer. `locate` is called (off the RT thread) whenever no device is open;
-    /// it returns the hidraw node of the PID base if present now.
+    /// Starts the writer, which stops when `quit` is set (shared with whoever started it).
+    /// `locate` is called (off the RT thread) whenever no device is open; it returns the
+    /// hidraw node of the PID base if present now.
     pub fn spawn(
-        locate: impl FnMut() -> Option<PathBuf> + Send + 'static,
-        commands: LatestReader<FfbCommand>,
-        link: Arc<FfbLink>,
-        settings: HidrawPidSettings,
-    ) -> io::Result<HidrawPidWriter> {
-        let quit = Arc::new(AtomicBool::new(false));
-        HidrawPidWriter::spawn_with_quit(quit, locate, commands, link, settings)
-    }
-
-    /// [`HidrawPidWriter::spawn`] stopping when `quit` is set (shared with whoever started it).
-    pub fn spawn_with_quit(
         quit: Arc<AtomicBool>,
         mut locate: impl FnMut() -> Option<PathBuf> + Send + 'static,
         mut commands: LatestReader<FfbCommand>,
@@ -692,12 +682,9 @@ impl HidrawPidWriter {
 
     /// Stops the thread, waits for it (force zeroed, effects freed, Stop All sent) and
     /// returns its counters.
-    pub fn shutdown(mut self) -> PidStats {
+    pub fn shutdown(self) -> PidStats {
         self.quit.store(true, Ordering::Release);
-        self.thread
-            .take()
-            .and_then(|t| t.join().ok())
-            .unwrap_or_default()
+        self.wait()
     }
 }
 
@@ -1231,6 +1218,7 @@ mod tests {
         let looked = Arc::new(std::sync::atomic::AtomicU32::new(0));
         let counter = looked.clone();
         let writer = HidrawPidWriter::spawn(
+            Arc::default(),
             move || {
                 counter.fetch_add(1, Ordering::Relaxed);
                 Some(PathBuf::from("/nonexistent/hidraw99"))

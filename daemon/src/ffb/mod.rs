@@ -150,7 +150,7 @@ fn start_writer(
         Backend::Evdev => {
             tracing::info!("force feedback backend: {why}");
             OutputWriter::Evdev {
-                writer: FfbWriter::spawn_with_quit(
+                writer: FfbWriter::spawn(
                     quit,
                     move || locate_target(&wanted),
                     commands,
@@ -165,7 +165,7 @@ fn start_writer(
                 tracing::warn!("{unsupported}");
             }
             OutputWriter::HidrawPid {
-                writer: HidrawPidWriter::spawn_with_quit(
+                writer: HidrawPidWriter::spawn(
                     quit,
                     move || locate_pid_node(&wanted),
                     commands,

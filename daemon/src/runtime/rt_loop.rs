@@ -346,6 +346,14 @@ impl RtLoop {
             self.stop_all(StopReason::Fault);
         }
 
+        self.publish(car);
+        let done = now_ns();
+        self.health.record_work(done.saturating_sub(wake_ns), done);
+        self.track_parking(nobody_drives, paused, car.speed_mps, wake_ns);
+    }
+
+    /// The frame of `car` to every stage and slot, and the heartbeat (full-rate and idle ticks).
+    fn publish(&mut self, car: rig_physics::CarTelemetry) {
         let frame = Frame {
             sequence: self.sequence,
             car_index: 0,
@@ -359,9 +367,6 @@ impl RtLoop {
         }
         self.parts.slots.publish(frame);
         self.shared.heartbeat.fetch_add(1, Ordering::Relaxed);
-        let done = now_ns();
-        self.health.record_work(done.saturating_sub(wake_ns), done);
-        self.track_parking(nobody_drives, paused, frame.car.speed_mps, wake_ns);
     }
 
     /// Full-rate mode changes after a tick: nobody drives -> park the car, parked -> idle
@@ -395,19 +400,8 @@ impl RtLoop {
         }
         self.track_estop(input.estop);
         self.health.record_idle_wake(wake_ns);
-        let frame = Frame {
-            sequence: self.sequence,
-            car_index: 0,
-            car: self.parts.sim.player_telemetry(),
-            health: self.health.current(),
-            ffb: self.parts.ffb.status(),
-        };
-        self.sequence = self.sequence.wrapping_add(1);
-        for stage in &mut self.parts.stages {
-            stage.on_tick(&frame);
-        }
-        self.parts.slots.publish(frame);
-        self.shared.heartbeat.fetch_add(1, Ordering::Relaxed);
+        let car = self.parts.sim.player_telemetry();
+        self.publish(car);
         true
     }
 

@@ -123,20 +123,10 @@ pub struct FfbWriter {
 }
 
 impl FfbWriter {
-    /// Starts the writer. `locate` is called (off the RT thread) whenever no device is open;
-    /// it returns the device to open if present now.
+    /// Starts the writer, which stops when `quit` is set (shared with whoever started it).
+    /// `locate` is called (off the RT thread) whenever no device is open; it returns the
+    /// device to open if present now.
     pub fn spawn(
-        locate: impl FnMut() -> Option<FfbTarget> + Send + 'static,
-        commands: LatestReader<FfbCommand>,
-        link: Arc<FfbLink>,
-        settings: WriterSettings,
-    ) -> io::Result<FfbWriter> {
-        let quit = Arc::new(AtomicBool::new(false));
-        FfbWriter::spawn_with_quit(quit, locate, commands, link, settings)
-    }
-
-    /// [`FfbWriter::spawn`] stopping when `quit` is set (shared with whoever started it).
-    pub fn spawn_with_quit(
         quit: Arc<AtomicBool>,
         mut locate: impl FnMut() -> Option<FfbTarget> + Send + 'static,
         mut commands: LatestReader<FfbCommand>,
@@ -215,12 +205,9 @@ impl FfbWriter {
 
     /// Stops the thread, waits for it (effect stopped and erased, device closed) and returns
     /// its counters.
-    pub fn shutdown(mut self) -> WriterStats {
+    pub fn shutdown(self) -> WriterStats {
         self.quit.store(true, Ordering::Release);
-        self.thread
-            .take()
-            .and_then(|t| t.join().ok())
-            .unwrap_or_default()
+        self.wait()
     }
 }
 
