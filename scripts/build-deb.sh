@@ -14,17 +14,27 @@
 #   /usr/share/doc/rigd/                           copyright, changelog, README, docs/, examples/
 # Man pages and completions come from the binaries' own clap definitions (`rigd
 # generate-assets DIR`, `rig-dash --generate-assets DIR`). Maintainer scripts: pkg/deb/.
-# Usage: scripts/build-deb.sh   (env: CARGO_TARGET_DIR; the .deb goes to $target/debian/)
+# Usage: scripts/build-deb.sh [--profile PROFILE]   (env: CARGO_TARGET_DIR; the .deb goes to
+# $target/debian/). PROFILE is the cargo profile of the binaries, `release` by default; the
+# package test (scripts/test-deb.sh) builds with `dev`, which the test run has mostly built
+# already, since it checks the packaging and not the optimiser (a release build from cold
+# takes minutes of CI time). Ship only release packages.
 set -euo pipefail
+profile=release
+case "${1:-}" in
+    --profile) profile="${2:?build-deb: --profile needs a cargo profile name (release or dev)}" ;;
+    "") ;;
+    *) echo "build-deb: unknown argument '$1' (usage: scripts/build-deb.sh [--profile release|dev])" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 umask 022
 scripts/ensure-deps.sh run
 command -v dpkg-deb >/dev/null || { echo "build-deb: dpkg-deb is missing: this needs a Debian or Ubuntu system (other distributions: docs/install.md)" >&2; exit 1; }
 
 target="${CARGO_TARGET_DIR:-target}"
-echo "build-deb: building rigd and rig-dash (release) ..." >&2
-cargo build --release --quiet -p rigd -p rig-dash
-bin="$target/release"
+echo "build-deb: building rigd and rig-dash ($profile profile) ..." >&2
+cargo build --profile "$profile" --quiet -p rigd -p rig-dash
+bin="$target/$([ "$profile" = dev ] && echo debug || echo "$profile")"
 
 version="$("$bin/rigd" --version | awk '{print $2}')"
 arch="$(dpkg --print-architecture)"
@@ -82,9 +92,9 @@ printf 'rigd (%s) unstable; urgency=medium\n\n  * Built from commit %s.\n\n -- r
 # Shared-library dependencies, read from the binaries: each NEEDED library's package, libc6
 # at least the newest GLIBC symbol version they use.
 depends=()
-owner() { { dpkg -S "$1" 2>/dev/null || true; } | head -n1 | cut -d: -f1; }
+owner() { { dpkg -S "$1" 2>/dev/null || true; } | awk -F: 'NR == 1 {print $1}'; }
 for lib in $(objdump -p "$root/usr/bin/rigd" "$root/usr/bin/rig-dash" | awk '/NEEDED/ {print $2}' | sort -u); do
-    path="$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')"
+    path="$(ldconfig -p | awk -v l="$lib" '$1 == l && !found {print $NF; found = 1}')"
     pkg=""
     [ -z "$path" ] || pkg="$(owner "$path")"
     [ -n "$pkg" ] || [ -z "$path" ] || pkg="$(owner "$(realpath "$path")")"

@@ -30,7 +30,7 @@ fi
 if [ "$mode" = test ] || [ "$mode" = vmrig ]; then
     # busybox must be the static build: the guest has no libc. The Debian package
     # busybox-static replaces (and conflicts with) the dynamic busybox.
-    if ! have busybox || LC_ALL=C readelf -l "$(command -v busybox)" 2>/dev/null | grep -q 'program interpreter'; then
+    if ! have busybox || LC_ALL=C readelf -l "$(command -v busybox)" 2>/dev/null | grep 'program interpreter' >/dev/null; then
         need_pkgs+=(busybox-static)
     fi
     have qemu-system-x86_64 || need_pkgs+=(qemu-system-x86)
@@ -50,5 +50,5 @@ if [ "${#need_pkgs[@]}" -gt 0 ]; then
 fi
 
 if [ "$mode" = test ]; then
-    rustup component list --installed 2>/dev/null | grep -q clippy || { have rustup && rustup component add clippy rustfmt; } || true
+    rustup component list --installed 2>/dev/null | grep clippy >/dev/null || { have rustup && rustup component add clippy rustfmt; } || true
 fi
