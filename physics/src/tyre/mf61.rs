@@ -6,7 +6,9 @@
 //! lateral force with this coefficient set). The simulation feeds alpha* = tan(alpha) (the
 //! carcass-deflection slip); the pure-slip reference functions [`Mf61::fx0`], [`Mf61::fy0`],
 //! [`Mf61::mz0`] follow the reference table's convention (forces take alpha directly, the
-//! aligning-moment slips take tan(alpha) with cos'(alpha) factors). Camber 0, no inflation-pressure terms, all scaling factors 1 except the friction scales
+//! aligning-moment slips take tan(alpha) with cos'(alpha) factors). Camber terms of MF 5.2 or MF 6.1
+//! ([`MfVersion`]), no inflation-pressure terms, all scaling factors 1 (a .tir file's are folded into
+//! its coefficients, [`super::tir`]) except the friction scales
 //! `mu_x`/`mu_y` (lambda_mu), which carry the tyre's own grip scale times the surface's.
 //! Units: N, N m, m, rad. Equations: Pacejka, *Tyre and Vehicle Dynamics* (2006) ch. 4.3.2.
 //!
@@ -21,15 +23,33 @@
 //! cos(atan x) and sin(2 atan x) are algebraic.
 
 use crate::math::{atan4_batch, each, exp, sin_cos4_quarter, F64x4};
+use std::f64::consts::FRAC_PI_4;
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
 
-/// The MF 6.1 coefficients this model uses (camber and pressure terms are omitted: camber is
-/// always 0 here).
+/// Which Magic Formula's camber equations a coefficient set follows (the pure-slip and
+/// combined-slip equations without camber are the same in both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MfVersion {
+    /// MF 5.2 (PAC2002, Pacejka 2006): gamma* = gamma; SHy takes PHY3 gamma; Bt's camber
+    /// factor 1 + QBZ4 gamma + QBZ5 |gamma|; Dt's 1 + QDZ3 gamma + QDZ4 gamma^2.
+    Mf52,
+    /// MF 6.1 (Pacejka 2012, Besselink): gamma* = sin(gamma); SHy takes the camber stiffness
+    /// (Kyg0 gamma - SVyg) / Kya (PKY6, PKY7); Bt's factor 1 + QBZ5 |gamma| + QBZ6 gamma^2;
+    /// Dt's 1 + QDZ3 |gamma| + QDZ4 gamma^2; Dr adds QDZ10, QDZ11; Fx's peak (1 - PDX3
+    /// gamma^2); Ey adds PEY5; Ky adds PKY5.
+    Mf61,
+}
+
+/// The Magic Formula coefficients this model uses (inflation-pressure terms are omitted: the
+/// tyre runs at its nominal pressure; turn slip is omitted). Camber terms of a set that does
+/// not have them are 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[allow(missing_docs)] // The names are the MF 6.1 coefficient names (lower case).
+#[allow(missing_docs)] // The names are the MF coefficient names (lower case).
 pub struct Mf61 {
+    /// Which camber equations the set follows.
+    pub version: MfVersion,
     /// Nominal load FNOMIN, N.
     pub fnomin: f64,
     /// Unloaded radius R0, m (used by the aligning moment).
@@ -48,8 +68,10 @@ pub struct Mf61 {
     pub phx2: f64,
     pub pvx1: f64,
     pub pvx2: f64,
+    pub pdx3: f64,
     pub rbx1: f64,
     pub rbx2: f64,
+    pub rbx3: f64,
     pub rcx1: f64,
     pub rex1: f64,
     pub rex2: f64,
@@ -67,9 +89,20 @@ pub struct Mf61 {
     pub phy2: f64,
     pub pvy1: f64,
     pub pvy2: f64,
+    pub pdy3: f64,
+    pub pey4: f64,
+    pub pey5: f64,
+    pub pky3: f64,
+    pub pky5: f64,
+    pub pky6: f64,
+    pub pky7: f64,
+    pub phy3: f64,
+    pub pvy3: f64,
+    pub pvy4: f64,
     pub rby1: f64,
     pub rby2: f64,
     pub rby3: f64,
+    pub rby4: f64,
     pub rcy1: f64,
     pub rey1: f64,
     pub rey2: f64,
@@ -77,6 +110,7 @@ pub struct Mf61 {
     pub rhy2: f64,
     pub rvy1: f64,
     pub rvy2: f64,
+    pub rvy3: f64,
     pub rvy4: f64,
     pub rvy5: f64,
     pub rvy6: f64,
@@ -98,12 +132,30 @@ pub struct Mf61 {
     pub qhz2: f64,
     pub ssz1: f64,
     pub ssz2: f64,
+    pub qbz4: f64,
+    pub qbz5: f64,
+    pub qbz6: f64,
+    pub qdz3: f64,
+    pub qdz4: f64,
+    pub qdz8: f64,
+    pub qdz9: f64,
+    pub qdz10: f64,
+    pub qdz11: f64,
+    pub qez5: f64,
+    pub qhz3: f64,
+    pub qhz4: f64,
+    pub ssz3: f64,
+    pub ssz4: f64,
 }
 
-/// Pacejka (2006), Table A3.1: 205/60R15 91V at 2.2 bar, ISO signs. Combined-slip and
-/// aligning-moment coefficients from the same table; REX1/REX2/REY1/REY2/RHY2 are not listed
-/// there and are 0 (the usual MF 6.1 default).
+/// Pacejka (2006), Table A3.1: 205/60R15 91V at 2.2 bar, ISO signs, MF 5.2 camber equations
+/// (the book's). Combined-slip and aligning-moment coefficients from the same table;
+/// REX1/REX2/REY1/REY2/RHY2 are not listed there and are 0 (the usual default). The camber
+/// coefficients PDY3, PEY4, PKY3 are the project reference's transcription; PHY3, PVY3, PVY4,
+/// RVY3, QBZ4, QDZ3, QDZ4, QDZ8, QDZ9, QEZ5, QHZ3, QHZ4, SSZ3, SSZ4 are from the same table,
+/// entered without a second transcription to check them against (see docs/tyres.md).
 pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
+    version: MfVersion::Mf52,
     fnomin: 4000.0,
     r0: 0.313,
     pcx1: 1.685,
@@ -120,8 +172,10 @@ pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     phx2: 0.002,
     pvx1: 0.0,
     pvx2: 0.0,
+    pdx3: 0.0,
     rbx1: 12.35,
     rbx2: -10.77,
+    rbx3: 0.0,
     rcx1: 1.092,
     rex1: 0.0,
     rex2: 0.0,
@@ -139,9 +193,20 @@ pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     phy2: -0.001,
     pvy1: 0.045,
     pvy2: -0.024,
+    pdy3: -11.23,
+    pey4: -4.787,
+    pey5: 0.0,
+    pky3: -0.028,
+    pky5: 0.0,
+    pky6: 0.0,
+    pky7: 0.0,
+    phy3: 0.075,
+    pvy3: -0.532,
+    pvy4: 0.039,
     rby1: 6.461,
     rby2: 4.196,
     rby3: -0.015,
+    rby4: 0.0,
     rcy1: 1.081,
     rey1: 0.0,
     rey2: 0.0,
@@ -149,6 +214,7 @@ pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     rhy2: 0.0,
     rvy1: 0.053,
     rvy2: -0.073,
+    rvy3: 0.517,
     rvy4: 35.44,
     rvy5: 1.9,
     rvy6: -10.71,
@@ -170,6 +236,20 @@ pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     qhz2: -0.002,
     ssz1: 0.043,
     ssz2: 0.001,
+    qbz4: -0.227,
+    qbz5: 0.0,
+    qbz6: 0.0,
+    qdz3: 0.007,
+    qdz4: 13.05,
+    qdz8: -0.296,
+    qdz9: -0.009,
+    qdz10: 0.0,
+    qdz11: 0.0,
+    qez5: -0.896,
+    qhz3: 0.147,
+    qhz4: 0.004,
+    ssz3: 0.731,
+    ssz4: -0.238,
 };
 
 /// Friction scales (MF lambda_mu_x, lambda_mu_y): tyre grip times surface grip.
@@ -200,6 +280,23 @@ pub struct TyreForces {
     pub fy: f64,
     /// Aligning moment, N m (positive turns the wheel towards positive yaw).
     pub mz: f64,
+}
+
+/// Where MF 5.2 and MF 6.1 differ in their camber terms, as coefficients (so one evaluation
+/// serves both; see [`MfVersion`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct CamberForm {
+    /// gamma* = sin(gamma) (MF 6.1) or gamma (MF 5.2).
+    sine: bool,
+    /// PHY3 (MF 5.2) or 0.
+    phy3: f64,
+    /// SHy takes (Kyg0 gamma* - SVyg) / Kya (MF 6.1).
+    stiffness_shift: bool,
+    /// QBZ4 (MF 5.2) or 0: Bt's linear camber term.
+    qbz_linear: f64,
+    /// QDZ3 as Dt's linear (MF 5.2) or absolute-value (MF 6.1) camber term.
+    qdz3_linear: f64,
+    qdz3_absolute: f64,
 }
 
 /// Terms of the longitudinal pure-slip curve at the lanes' loads.
@@ -345,13 +442,31 @@ impl Mf61 {
             mf: *self,
             inv_fnomin: 1.0 / self.fnomin,
             ex_scale: [1.0 - self.pex4, 1.0 + self.pex4],
-            ey_scale: [1.0 - self.pey3, 1.0 + self.pey3],
             inv_ky_load: 1.0 / (self.pky2 * self.fnomin),
             ky_scale: self.pky1 * self.fnomin,
             trail_per_load: self.r0 / self.fnomin,
             arm: self.r0 * self.ssz1,
             arm_per_fy: self.r0 * self.ssz2 / self.fnomin,
             et_slope: self.qez4 * std::f64::consts::FRAC_2_PI,
+            et_slope_per_camber: self.qez5 * std::f64::consts::FRAC_2_PI,
+            camber: match self.version {
+                MfVersion::Mf52 => CamberForm {
+                    sine: false,
+                    phy3: self.phy3,
+                    stiffness_shift: false,
+                    qbz_linear: self.qbz4,
+                    qdz3_linear: self.qdz3,
+                    qdz3_absolute: 0.0,
+                },
+                MfVersion::Mf61 => CamberForm {
+                    sine: true,
+                    phy3: 0.0,
+                    stiffness_shift: true,
+                    qbz_linear: 0.0,
+                    qdz3_linear: 0.0,
+                    qdz3_absolute: self.qdz3,
+                },
+            },
             long_shape: Shape::new(self.pcx1),
             lat_shape: Shape::new(self.pcy1),
             gxa_shape: Shape::new(self.rcx1),
@@ -382,7 +497,7 @@ impl Mf61 {
     /// `K_y` of the MF).
     pub fn cornering_stiffness(&self, fz_n: f64) -> f64 {
         self.prepare()
-            .cornering_stiffness(F64x4::splat(fz_n))
+            .cornering_stiffness(F64x4::splat(fz_n), F64x4::splat(0.0))
             .to_array()[0]
     }
 
@@ -396,6 +511,7 @@ impl Mf61 {
             lanes(0.0),
             lanes(alpha_rad),
             lanes(alpha_rad.tan()),
+            lanes(0.0),
             lanes(fz_n),
             lanes(1.0),
             lanes(1.0),
@@ -422,6 +538,20 @@ impl Mf61 {
     pub fn combined(&self, kappa: f64, tan_alpha: f64, fz_n: f64, grip: GripScale) -> TyreForces {
         self.prepare().combined(kappa, tan_alpha, fz_n, grip)
     }
+
+    /// [`Mf61::combined`] at inclination angle `gamma_rad` (ISO: positive leans the wheel's
+    /// top to its right, seen from behind).
+    pub fn combined_cambered(
+        &self,
+        kappa: f64,
+        tan_alpha: f64,
+        gamma_rad: f64,
+        fz_n: f64,
+        grip: GripScale,
+    ) -> TyreForces {
+        self.prepare()
+            .combined_cambered(kappa, tan_alpha, gamma_rad, fz_n, grip)
+    }
 }
 
 /// An [`Mf61`] set with the combinations of its coefficients that do not depend on load,
@@ -435,8 +565,6 @@ pub struct PreparedMf61 {
     inv_fnomin: f64,
     /// (1 - PEX4, 1 + PEX4): the longitudinal curvature factor for positive / negative slip.
     ex_scale: [f64; 2],
-    /// (1 - PEY3, 1 + PEY3): the lateral curvature factor for positive / negative slip.
-    ey_scale: [f64; 2],
     /// 1 / (PKY2 FNOMIN), 1/N.
     inv_ky_load: f64,
     /// PKY1 FNOMIN, N/rad.
@@ -449,6 +577,10 @@ pub struct PreparedMf61 {
     arm_per_fy: f64,
     /// QEZ4 2 / pi.
     et_slope: f64,
+    /// QEZ5 2 / pi (the trail curvature's growth with camber).
+    et_slope_per_camber: f64,
+    /// The version's camber equations as coefficients.
+    camber: CamberForm,
     /// Shape factors PCX1, PCY1, RCX1, RCY1, QCZ1 and RVY5 (the kappa-induced side force's
     /// sin(RVY5 atan(RVY6 kappa))).
     long_shape: Shape,
@@ -472,8 +604,14 @@ impl PreparedMf61 {
     }
 
     #[inline(always)]
-    fn cornering_stiffness(&self, fz: F64x4) -> F64x4 {
-        let x = fz * self.inv_ky_load;
+    fn cornering_stiffness(&self, fz: F64x4, gamma: F64x4) -> F64x4 {
+        let m = &self.mf;
+        // PKY5 (MF 6.1) moves the load of the stiffness peak with camber; a branch on the set.
+        let x = if m.pky5 == 0.0 {
+            fz * self.inv_ky_load
+        } else {
+            fz / ((m.pky2 + m.pky5 * gamma * gamma) * m.fnomin)
+        };
         // A branch on the coefficient set, the same for every lane and every step.
         let shape = if self.mf.pky4 == 2.0 {
             // sin(2 atan x) = 2x / (1 + x^2): the common PKY4 without trigonometry.
@@ -481,14 +619,14 @@ impl PreparedMf61 {
         } else {
             x.map(|x| (self.mf.pky4 * x.atan()).sin())
         };
-        self.ky_scale * shape
+        self.ky_scale * shape * (1.0 - m.pky3 * gamma.abs())
     }
 
     #[inline(always)]
-    fn long_curve(&self, fz: F64x4, dfz: F64x4, mu_scale: F64x4) -> LongCurve {
+    fn long_curve(&self, fz: F64x4, dfz: F64x4, mu_scale: F64x4, gamma2: F64x4) -> LongCurve {
         let m = &self.mf;
         let c = m.pcx1;
-        let d = (m.pdx1 + m.pdx2 * dfz) * mu_scale * fz;
+        let d = (m.pdx1 + m.pdx2 * dfz) * (1.0 - m.pdx3 * gamma2) * mu_scale * fz;
         let e_base = m.pex1 + m.pex2 * dfz + m.pex3 * dfz * dfz;
         let k = self.long_slip_stiffness(fz, dfz);
         LongCurve {
@@ -503,20 +641,28 @@ impl PreparedMf61 {
     }
 
     #[inline(always)]
-    fn lat_curve(&self, fz: F64x4, dfz: F64x4, mu_scale: F64x4) -> LatCurve {
+    fn lat_curve(&self, fz: F64x4, dfz: F64x4, mu_scale: F64x4, gamma: F64x4) -> LatCurve {
         let m = &self.mf;
         let c = m.pcy1;
-        let mu = (m.pdy1 + m.pdy2 * dfz) * mu_scale;
+        let mu = (m.pdy1 + m.pdy2 * dfz) * (1.0 - m.pdy3 * gamma * gamma) * mu_scale;
         let d = mu * fz;
         let e_base = m.pey1 + m.pey2 * dfz;
-        let k = self.cornering_stiffness(fz);
+        let k = self.cornering_stiffness(fz, gamma);
+        // Camber's vertical shift SVyg and, in MF 6.1, the horizontal shift that puts the
+        // camber stiffness Kyg0 into the curve.
+        let sv_camber = fz * (m.pvy3 + m.pvy4 * dfz) * gamma * mu_scale;
+        let mut sh = m.phy1 + m.phy2 * dfz + self.camber.phy3 * gamma;
+        if self.camber.stiffness_shift {
+            let k_camber = fz * (m.pky6 + m.pky7 * dfz);
+            sh = sh + (k_camber * gamma - sv_camber) / (k + sign(k) * EPS);
+        }
         LatCurve {
             b: k / (c * d + EPS),
             c,
             d,
             e_base,
-            sh: m.phy1 + m.phy2 * dfz,
-            sv: fz * (m.pvy1 + m.pvy2 * dfz) * mu_scale,
+            sh,
+            sv: fz * (m.pvy1 + m.pvy2 * dfz) * mu_scale + sv_camber,
             k,
             mu,
         }
@@ -526,6 +672,19 @@ impl PreparedMf61 {
     #[inline(always)]
     fn moment_arm(&self, fy: F64x4) -> F64x4 {
         self.arm + self.arm_per_fy * fy
+    }
+
+    /// gamma* of the set's version from the inclination angle `gamma_rad` (clamped to
+    /// +-45 degrees, far past any car's camber).
+    #[inline(always)]
+    fn gamma_star(&self, gamma_rad: F64x4) -> F64x4 {
+        let gamma = gamma_rad.clamp(-FRAC_PI_4, FRAC_PI_4);
+        if self.camber.sine {
+            let [(sin, _)] = sin_cos4_quarter([gamma]);
+            sin
+        } else {
+            gamma
+        }
     }
 
     /// Pure longitudinal force Fx0, N (see [`Mf61::fx0`]): the combined evaluation at zero
@@ -542,11 +701,25 @@ impl PreparedMf61 {
 
     /// Combined-slip forces and aligning moment (see [`Mf61::combined`]).
     pub fn combined(&self, kappa: f64, tan_alpha: f64, fz_n: f64, grip: GripScale) -> TyreForces {
+        self.combined_cambered(kappa, tan_alpha, 0.0, fz_n, grip)
+    }
+
+    /// Combined-slip forces at inclination angle `gamma_rad` (see
+    /// [`Mf61::combined_cambered`]).
+    pub fn combined_cambered(
+        &self,
+        kappa: f64,
+        tan_alpha: f64,
+        gamma_rad: f64,
+        fz_n: f64,
+        grip: GripScale,
+    ) -> TyreForces {
         let lanes = F64x4::splat;
         let [forces, ..] = self.evaluate4(
             lanes(kappa),
             lanes(tan_alpha),
             lanes(tan_alpha),
+            self.gamma_star(lanes(gamma_rad)),
             lanes(fz_n),
             lanes(grip.mu_x),
             lanes(grip.mu_y),
@@ -566,7 +739,21 @@ impl PreparedMf61 {
         mu_x: F64x4,
         mu_y: F64x4,
     ) -> [TyreForces; 4] {
-        self.evaluate4(kappa, tan_alpha, tan_alpha, fz_n, mu_x, mu_y)
+        self.evaluate4(kappa, tan_alpha, tan_alpha, F64x4::splat(0.0), fz_n, mu_x, mu_y)
+    }
+
+    /// [`PreparedMf61::combined4`] with each lane's inclination angle `gamma_rad` (ISO).
+    pub fn combined4_cambered(
+        &self,
+        kappa: F64x4,
+        tan_alpha: F64x4,
+        gamma_rad: F64x4,
+        fz_n: F64x4,
+        mu_x: F64x4,
+        mu_y: F64x4,
+    ) -> [TyreForces; 4] {
+        let gamma = self.gamma_star(gamma_rad);
+        self.evaluate4(kappa, tan_alpha, tan_alpha, gamma, fz_n, mu_x, mu_y)
     }
 
     /// The MF 6.1 equations for four lanes with the slip angle of the forces (`alpha_force`)
@@ -580,6 +767,7 @@ impl PreparedMf61 {
         kappa: F64x4,
         alpha_force: F64x4,
         alpha_moment: F64x4,
+        gamma: F64x4,
         fz_n: F64x4,
         mu_x: F64x4,
         mu_y: F64x4,
@@ -594,14 +782,17 @@ impl PreparedMf61 {
         let kappa = active_or(kappa, zero);
         let alpha = active_or(alpha_force, zero);
         let alpha_moment = active_or(alpha_moment, zero);
+        let gamma = active_or(gamma, zero);
+        let gamma_abs = gamma.abs();
+        let gamma2 = gamma * gamma;
         let fz_n = active_or(fz_n, F64x4::splat(self.mf.fnomin));
         let mu_x = active_or(mu_x, one);
         let mu_y = active_or(mu_y, one);
 
         let m = &self.mf;
         let dfz = self.dfz(fz_n);
-        let lx = self.long_curve(fz_n, dfz, mu_x);
-        let ly = self.lat_curve(fz_n, dfz, mu_y);
+        let lx = self.long_curve(fz_n, dfz, mu_x, gamma2);
+        let ly = self.lat_curve(fz_n, dfz, mu_y, gamma);
 
         // Pure-slip arguments Bx with their curvature (one sign of the slip needed).
         let negative = |x: F64x4| x.less_than(zero);
@@ -610,14 +801,17 @@ impl PreparedMf61 {
         let ex = (lx.e_base * F64x4::select(negative(kx), ex_negative, ex_positive)).min(1.0);
         let bx_long = lx.b * kx;
         let ay = alpha + ly.sh;
-        let [ey_positive, ey_negative] = self.ey_scale.map(F64x4::splat);
-        let ey = (ly.e_base * F64x4::select(negative(ay), ey_negative, ey_positive)).min(1.0);
+        // E = e_base (1 + PEY5 g^2 - (PEY3 + PEY4 g) sgn(alpha_y)).
+        let ey_even = 1.0 + m.pey5 * gamma2;
+        let ey_odd = m.pey3 + m.pey4 * gamma;
+        let ey_factor = F64x4::select(negative(ay), ey_even + ey_odd, ey_even - ey_odd);
+        let ey = (ly.e_base * ey_factor).min(1.0);
         let bx_lat = ly.b * ay;
 
         // Aligning-moment slips: pneumatic trail and residual torque at equivalent slips.
         let inv_mu_y = 1.0 / mu_y;
         let cos_alpha = cos_atan(alpha_moment);
-        let sht = m.qhz1 + m.qhz2 * dfz;
+        let sht = m.qhz1 + m.qhz2 * dfz + (m.qhz3 + m.qhz4 * dfz) * gamma;
         let ky_safe = ly.k + sign(ly.k) * EPS;
         let inv_ky = 1.0 / ky_safe;
         let shf = ly.sh + ly.sv * inv_ky;
@@ -627,9 +821,15 @@ impl PreparedMf61 {
         let alpha_r = alpha_moment + shf;
         let alpha_t_eq = (alpha_t * alpha_t + kk).sqrt() * sign(alpha_t);
         let alpha_r_eq = (alpha_r * alpha_r + kk).sqrt() * sign(alpha_r);
-        let bt = (m.qbz1 + m.qbz2 * dfz + m.qbz3 * dfz * dfz) * inv_mu_y;
+        let cf = &self.camber;
+        let bt = (m.qbz1 + m.qbz2 * dfz + m.qbz3 * dfz * dfz)
+            * (1.0 + cf.qbz_linear * gamma + m.qbz5 * gamma_abs + m.qbz6 * gamma2)
+            * inv_mu_y;
         let ct = m.qcz1;
-        let dt = fz_n * self.trail_per_load * (m.qdz1 + m.qdz2 * dfz);
+        let dt = fz_n
+            * self.trail_per_load
+            * (m.qdz1 + m.qdz2 * dfz)
+            * (1.0 + cf.qdz3_linear * gamma + cf.qdz3_absolute * gamma_abs + m.qdz4 * gamma2);
         let et_base = m.qez1 + m.qez2 * dfz + m.qez3 * dfz * dfz;
         let bx_trail = bt * alpha_t_eq;
 
@@ -638,13 +838,14 @@ impl PreparedMf61 {
         let [atan_et, atan_trail] = atan4_batch([bt * ct * alpha_t, bx_trail]);
         let phi_long = bx_long - ex * (bx_long - atan_long);
         let phi_lat = bx_lat - ey * (bx_lat - atan_lat);
-        let et = (et_base * (1.0 + self.et_slope * atan_et)).min(1.0);
+        let et_slope = self.et_slope + self.et_slope_per_camber * gamma;
+        let et = (et_base * (1.0 + et_slope * atan_et)).min(1.0);
         let phi_trail = bx_trail - et * (bx_trail - atan_trail);
 
         // Weighting functions' arguments: Gxa (longitudinal force by side slip), Gyk (lateral
         // by longitudinal slip), each also at zero slip for its normaliser. Their curvature is
         // zero in the usual sets (REX*, REY* = 0): then the argument is Bx, no atan needed.
-        let bxa = m.rbx1 * cos_atan(m.rbx2 * kappa);
+        let bxa = (m.rbx1 + m.rbx3 * gamma2) * cos_atan(m.rbx2 * kappa);
         let (phi_gxa0, phi_gxa) = (bxa * m.rhx1, bxa * (alpha + m.rhx1));
         let (phi_gxa0, phi_gxa) = if m.rex1 != 0.0 || m.rex2 != 0.0 {
             let exa = (m.rex1 + m.rex2 * dfz).min(1.0);
@@ -652,7 +853,7 @@ impl PreparedMf61 {
         } else {
             (phi_gxa0, phi_gxa)
         };
-        let byk = m.rby1 * cos_atan(m.rby2 * (alpha - m.rby3));
+        let byk = (m.rby1 + m.rby4 * gamma2) * cos_atan(m.rby2 * (alpha - m.rby3));
         let shyk = m.rhy1 + m.rhy2 * dfz;
         let (phi_gyk0, phi_gyk) = (byk * shyk, byk * (kappa + shyk));
         let (phi_gyk0, phi_gyk) = if m.rey1 != 0.0 || m.rey2 != 0.0 {
@@ -678,7 +879,8 @@ impl PreparedMf61 {
         let fy0 = ly.d * lat.0 + ly.sv;
         let gxa = gxa1.1 / gxa0.1;
         let gyk = gyk1.1 / gyk0.1;
-        let dvyk = ly.mu * fz_n * (m.rvy1 + m.rvy2 * dfz) * cos_atan(m.rvy4 * alpha);
+        let dvyk =
+            ly.mu * fz_n * (m.rvy1 + m.rvy2 * dfz + m.rvy3 * gamma) * cos_atan(m.rvy4 * alpha);
         let svyk = F64x4::select(kappa.equal_to(zero), zero, dvyk * svyk_shape.0);
         let fx = gxa * fx0;
         let fy = gyk * fy0 + svyk;
@@ -686,10 +888,12 @@ impl PreparedMf61 {
         // Aligning moment: pneumatic trail times Fy' plus residual torque.
         let trail = dt * trail_shape.1 * cos_alpha;
         let br = m.qbz9 * inv_mu_y + m.qbz10 * ly.b * ly.c;
-        let dr = fz_n * m.r0 * (m.qdz6 + m.qdz7 * dfz) * mu_y * cos_alpha;
+        let dr_camber = ((m.qdz8 + m.qdz9 * dfz) + (m.qdz10 + m.qdz11 * dfz) * gamma_abs) * gamma;
+        let dr = fz_n * m.r0 * ((m.qdz6 + m.qdz7 * dfz) + dr_camber) * mu_y * cos_alpha;
         let mzr = dr * cos_atan(br * alpha_r_eq) * cos_alpha;
         let fy_prime = fy - svyk;
-        let mz = -trail * fy_prime + mzr + self.moment_arm(fy) * fx;
+        let arm = self.moment_arm(fy) + m.r0 * (m.ssz3 + m.ssz4 * dfz) * gamma;
+        let mz = -trail * fy_prime + mzr + arm * fx;
 
         let fx = active_or(fx, zero).to_array();
         let dfx_dkappa = active_or(gxa * dfx0, zero).to_array();
