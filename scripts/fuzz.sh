@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every fuzz target (fuzz/fuzz_targets/: the rig-protocols telemetry decoders, rigd's HID
-# descriptor parser and its recording decoder) for a while each.
+# descriptor parser, its recording decoder and rig-physics' .tir parser) for a while each.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 30)
 # Needs cargo-fuzz (installed on first use). libFuzzer's sanitizer flags are nightly-only;
 # RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them, so no nightly install is needed.

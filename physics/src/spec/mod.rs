@@ -104,7 +104,8 @@ impl CarSpec {
     /// Parses and validates a car document. `origin` names it in errors (a path or
     /// `builtin:<name>`).
     pub fn from_toml(text: &str, origin: &str) -> Result<CarSpec, DataError> {
-        let spec: CarSpec = parse_toml(text, origin)?;
+        let mut spec: CarSpec = parse_toml(text, origin)?;
+        spec.tyre.resolve(text, origin)?;
         spec.validate(text, origin)?;
         Ok(spec)
     }

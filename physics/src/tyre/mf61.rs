@@ -739,7 +739,15 @@ impl PreparedMf61 {
         mu_x: F64x4,
         mu_y: F64x4,
     ) -> [TyreForces; 4] {
-        self.evaluate4(kappa, tan_alpha, tan_alpha, F64x4::splat(0.0), fz_n, mu_x, mu_y)
+        self.evaluate4(
+            kappa,
+            tan_alpha,
+            tan_alpha,
+            F64x4::splat(0.0),
+            fz_n,
+            mu_x,
+            mu_y,
+        )
     }
 
     /// [`PreparedMf61::combined4`] with each lane's inclination angle `gamma_rad` (ISO).

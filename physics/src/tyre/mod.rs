@@ -11,6 +11,7 @@
 //! Units: m, m/s, rad, N, N m.
 
 pub mod mf61;
+pub mod tir;
 
 use crate::data::{invalid, DataError};
 use crate::math::F64x4;
@@ -35,11 +36,16 @@ pub const RIM_DAMPING_RATIO: f64 = 0.2;
 /// Names of the built-in MF coefficient sets.
 pub const COEFFICIENT_SETS: &[&str] = &["pacejka2006_205_60r15"];
 
+/// The built-in set as a property file (the same numbers as [`PACEJKA_2006_205_60R15`]; a
+/// test holds the two together).
+pub const BUILTIN_TIR: &str = include_str!("../../data/tyres/pacejka2006_205_60r15.tir");
+
 /// The `[tyre]` table of a car document (same tyre on all four wheels).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TyreSpec {
-    /// Built-in MF 6.1 coefficient set (see [`COEFFICIENT_SETS`]).
+    /// Built-in MF coefficient set (see [`COEFFICIENT_SETS`]) or the path of a `.tir`
+    /// property file (relative to the car file), read by [`TyreSpec::resolve`].
     pub coefficients: String,
     /// Unloaded radius, m.
     pub unloaded_radius_m: f64,
@@ -61,22 +67,85 @@ pub struct TyreSpec {
     pub grip_scale_lat: f64,
     /// Spin inertia of wheel, tyre, hub and brake disc, kg m^2.
     pub spin_inertia_kgm2: f64,
+    /// The coefficient set `coefficients` names (filled by [`TyreSpec::resolve`]).
+    #[serde(skip, default = "builtin_set")]
+    pub set: Mf61,
+    /// The set's own friction scales (a `.tir` file's LMUX, LMUY; 1 for built-in sets).
+    #[serde(skip, default = "unity_grip")]
+    pub set_grip: GripScale,
 }
 
 fn one() -> f64 {
     1.0
 }
 
+fn builtin_set() -> Mf61 {
+    PACEJKA_2006_205_60R15
+}
+
+fn unity_grip() -> GripScale {
+    GripScale::UNITY
+}
+
+/// Whether `coefficients` names a property file rather than a built-in set.
+fn is_tir_path(coefficients: &str) -> bool {
+    coefficients.to_ascii_lowercase().ends_with(".tir")
+}
+
 impl TyreSpec {
+    /// Loads the coefficient set `coefficients` names: a built-in set, or a `.tir` file
+    /// whose path is taken relative to the directory of the car file `origin` (errors in the
+    /// file carry its own path and line).
+    pub fn resolve(&mut self, text: &str, origin: &str) -> Result<(), DataError> {
+        if !is_tir_path(&self.coefficients) {
+            if !COEFFICIENT_SETS.contains(&self.coefficients.as_str()) {
+                return Err(invalid(
+                    text,
+                    origin,
+                    "tyre.coefficients",
+                    format!(
+                        "unknown coefficient set '{}'; expected one of {:?} or the path of a .tir property file",
+                        self.coefficients, COEFFICIENT_SETS
+                    ),
+                ));
+            }
+            self.set = PACEJKA_2006_205_60R15;
+            self.set_grip = GripScale::UNITY;
+            return Ok(());
+        }
+        let path = std::path::Path::new(&self.coefficients);
+        let path = match std::path::Path::new(origin).parent() {
+            Some(dir) if !origin.starts_with("builtin:") && path.is_relative() => dir.join(path),
+            _ => path.to_path_buf(),
+        };
+        let tir_text = std::fs::read_to_string(&path).map_err(|err| {
+            invalid(
+                text,
+                origin,
+                "tyre.coefficients",
+                format!(
+                    "cannot read the tyre property file {}: {err}; check the path (relative to the car file)",
+                    path.display()
+                ),
+            )
+        })?;
+        let tyre = tir::parse(&tir_text, &path.display().to_string())?;
+        self.set = tyre.mf;
+        self.set_grip = tyre.grip;
+        Ok(())
+    }
+
     /// Checks ranges; `text`/`origin` locate errors.
     pub fn validate(&self, text: &str, origin: &str) -> Result<(), DataError> {
-        if !COEFFICIENT_SETS.contains(&self.coefficients.as_str()) {
+        if !is_tir_path(&self.coefficients)
+            && !COEFFICIENT_SETS.contains(&self.coefficients.as_str())
+        {
             return Err(invalid(
                 text,
                 origin,
                 "tyre.coefficients",
                 format!(
-                    "unknown coefficient set '{}'; expected one of {:?}",
+                    "unknown coefficient set '{}'; expected one of {:?} or the path of a .tir property file",
                     self.coefficients, COEFFICIENT_SETS
                 ),
             ));
@@ -127,10 +196,9 @@ impl TyreSpec {
         Ok(())
     }
 
-    /// The MF coefficient set named by `coefficients` (validated).
+    /// The MF coefficient set named by `coefficients` (as resolved).
     pub fn mf(&self) -> Mf61 {
-        // Only one set exists; validation rejects other names.
-        PACEJKA_2006_205_60R15
+        self.set
     }
 }
 
@@ -188,8 +256,8 @@ impl Tyre {
             mf,
             prepared_mf: mf.prepare(),
             grip: GripScale {
-                mu_x: spec.grip_scale_long,
-                mu_y: spec.grip_scale_lat,
+                mu_x: spec.grip_scale_long * spec.set_grip.mu_x,
+                mu_y: spec.grip_scale_lat * spec.set_grip.mu_y,
             },
             radius_m: spec.unloaded_radius_m,
             vertical_stiffness: spec.vertical_stiffness_n_per_m,
