@@ -1,10 +1,15 @@
-//! Standard open- and closed-loop manoeuvres (ISO 4138 steady-state circle, ISO 7401 step
-//! steer, straight-line braking, full-throttle acceleration, coast-down) run on a flat plane,
-//! sampled every 10 ms into [`Row`]s and written as CSV. The columns are documented in
+//! Standard open- and closed-loop manoeuvres (ISO 4138 steady-state circle and constant-speed
+//! steer ramp, ISO 7401 step steer, straight-line braking, full-throttle acceleration,
+//! coast-down) run on a flat plane, sampled every 10 ms into [`Row`]s and written as CSV, and
+//! their characteristic values ([`summary`]: steady yaw rate and lateral acceleration,
+//! response times, overshoot, understeer gradient). The columns are documented in
 //! `docs/maneuvers.md`; `rigd maneuver` prints them.
 //!
 //! A small robot driver does what a test driver would: selects and changes gears with the
 //! clutch, holds a speed with the throttle, follows a constant radius with the steering.
+//! Every manoeuvre that starts at speed first settles (not recorded): the driver engages the
+//! gear it cruises in, lets the clutch out and holds the speed straight ahead until the car is
+//! steady ([`SETTLE_CRITERION`]); time 0 of the trace is that moment.
 //! Allocates (rows): not for the RT loop.
 
 use crate::controls::{Controls, GearRequest};
@@ -18,6 +23,15 @@ use std::io::{self, Write};
 pub const DT_S: f64 = 0.001;
 /// Rows are sampled every this many steps (10 ms).
 pub const SAMPLE_EVERY: usize = 10;
+
+/// When the car counts as settled before a manoeuvre (documented for users).
+pub const SETTLE_CRITERION: &str = "gear engaged and not shifting, clutch fully out, speed \
+within 0.1 % (at least 0.02 m/s) of the target, |longitudinal acceleration| < 0.02 m/s^2, \
+|lateral acceleration| < 0.02 m/s^2 and |yaw rate| < 0.001 rad/s, all held for 1 s";
+/// Longest settling before a manoeuvre gives up, s.
+pub const SETTLE_MAX_S: f64 = 60.0;
+/// How long the settled conditions must hold, s.
+const SETTLE_HOLD_S: f64 = 1.0;
 
 /// A manoeuvre and its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,6 +70,17 @@ pub enum Maneuver {
     Acceleration {
         /// Duration, s.
         duration_s: f64,
+    },
+    /// ISO 4138 constant speed: at a held speed the steering wheel turns at a slow constant
+    /// rate from 0 to `max_steer_deg` (quasi steady state); the understeer gradient comes
+    /// from the road-wheel angle against lateral acceleration ([`understeer_gradient`]).
+    SteerRamp {
+        /// Speed held, km/h.
+        speed_kph: f64,
+        /// Steering-wheel rate, degrees per second (positive left).
+        steer_rate_deg_per_s: f64,
+        /// Steering-wheel angle at the end, degrees.
+        max_steer_deg: f64,
     },
     /// Rolling in neutral from `speed_kph` with no input until walking pace or `duration_s`.
     CoastDown {
@@ -153,6 +178,20 @@ impl Maneuver {
                 check("steer_deg", steer_deg, -1800.0, 1800.0)?;
                 check("duration_s", duration_s, 1.0, 600.0)
             }
+            Maneuver::SteerRamp {
+                speed_kph,
+                steer_rate_deg_per_s,
+                max_steer_deg,
+            } => {
+                check("speed_kph", speed_kph, 1.0, 400.0)?;
+                check(
+                    "steer_rate_deg_per_s",
+                    steer_rate_deg_per_s.abs(),
+                    0.1,
+                    100.0,
+                )?;
+                check("max_steer_deg", max_steer_deg.abs(), 1.0, 1800.0)
+            }
             Maneuver::Braking { speed_kph, pedal } => {
                 check("speed_kph", speed_kph, 1.0, 400.0)?;
                 check("pedal", pedal, 0.0, 1.0)
@@ -207,6 +246,45 @@ pub fn write_csv(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
+/// Drives straight at `speed_mps` in the driver's target gear until [`SETTLE_CRITERION`]
+/// holds (the manoeuvre starts from there), or fails after [`SETTLE_MAX_S`].
+fn settle(
+    world: &mut World,
+    id: crate::world::CarId,
+    driver: &mut Driver,
+    speed_mps: f64,
+) -> Result<(), ManeuverError> {
+    let mut telemetry = world.telemetry(id);
+    let mut held_s = 0.0;
+    let speed_band = (0.001 * speed_mps).max(0.02);
+    for _ in 0..(SETTLE_MAX_S / DT_S) as usize {
+        let controls = driver.cruise(speed_mps, &telemetry);
+        world.set_controls(id, controls);
+        world.step(DT_S);
+        telemetry = world.telemetry(id);
+        let d = &telemetry.drivetrain;
+        let steady = d.gear == driver.target_gear
+            && !d.shifting
+            && driver.clutch == 0.0
+            && (telemetry.speed_mps - speed_mps).abs() < speed_band
+            && telemetry.acceleration_body_mps2[0].abs() < 0.02
+            && telemetry.acceleration_body_mps2[1].abs() < 0.02
+            && telemetry.angular_velocity_body_radps[2].abs() < 0.001;
+        held_s = if steady { held_s + DT_S } else { 0.0 };
+        if held_s >= SETTLE_HOLD_S {
+            return Ok(());
+        }
+    }
+    Err(ManeuverError {
+        parameter: "speed_kph",
+        message: format!(
+            "the car did not settle at {:.1} km/h within {SETTLE_MAX_S} s ({SETTLE_CRITERION}); \
+             choose a speed the car can hold in a gear",
+            speed_mps * 3.6
+        ),
+    })
+}
+
 /// Runs `maneuver` and returns the sampled rows.
 pub fn simulate(spec: &CarSpec, maneuver: &Maneuver) -> Result<Vec<Row>, ManeuverError> {
     maneuver.validate()?;
@@ -224,6 +302,14 @@ pub fn simulate(spec: &CarSpec, maneuver: &Maneuver) -> Result<Vec<Row>, Maneuve
             duration_s,
             ..
         } => (duration_s, speed_kph / 3.6),
+        Maneuver::SteerRamp {
+            speed_kph,
+            steer_rate_deg_per_s,
+            max_steer_deg,
+        } => (
+            (max_steer_deg / steer_rate_deg_per_s).abs(),
+            speed_kph / 3.6,
+        ),
         Maneuver::Braking { speed_kph, .. } => (60.0, speed_kph / 3.6),
         Maneuver::Acceleration { duration_s } => (duration_s, 0.0),
         Maneuver::CoastDown {
@@ -233,11 +319,9 @@ pub fn simulate(spec: &CarSpec, maneuver: &Maneuver) -> Result<Vec<Row>, Maneuve
     };
     if initial_speed > 0.0 {
         world.car_mut(id).set_speed(initial_speed);
-        if matches!(
-            maneuver,
-            Maneuver::SteadyStateCircle { .. } | Maneuver::StepSteer { .. }
-        ) {
+        if !matches!(maneuver, Maneuver::CoastDown { .. }) {
             driver.target_gear = driver.cruise_gear(initial_speed);
+            settle(&mut world, id, &mut driver, initial_speed)?;
         }
     } else {
         driver.target_gear = 1;
@@ -272,6 +356,115 @@ pub fn simulate(spec: &CarSpec, maneuver: &Maneuver) -> Result<Vec<Row>, Maneuve
         }
     }
     Ok(rows)
+}
+
+/// Lateral accelerations the understeer gradient is fitted over, m/s^2 (the linear range of
+/// a road car; ISO 4138 reads the gradient there).
+pub const UNDERSTEER_FIT_MPS2: [f64; 2] = [0.5, 4.0];
+
+/// Understeer gradient, rad of road-wheel angle per m/s^2 of lateral acceleration: the
+/// least-squares slope of delta - L r / v (road-wheel angle, rim angle over the steering ratio,
+/// minus the kinematic angle of the path's curvature r / v) against the lateral acceleration,
+/// over the rows with |a_y| in [`UNDERSTEER_FIT_MPS2`]. `None` with fewer than 10 such rows.
+pub fn understeer_gradient(rows: &[Row], wheelbase_m: f64, steering_ratio: f64) -> Option<f64> {
+    let [low, high] = UNDERSTEER_FIT_MPS2;
+    let points: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.speed_mps > 1.0 && (low..=high).contains(&r.lateral_accel_mps2.abs()))
+        .map(|r| {
+            let delta = r.steering_wheel_angle_rad / steering_ratio;
+            let kinematic = wheelbase_m * r.yaw_rate_radps / r.speed_mps;
+            (r.lateral_accel_mps2, delta - kinematic)
+        })
+        .collect();
+    if points.len() < 10 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let (mx, my) = points
+        .iter()
+        .fold((0.0, 0.0), |(x, y), p| (x + p.0 / n, y + p.1 / n));
+    let (sxy, sxx) = points.iter().fold((0.0, 0.0), |(sxy, sxx), p| {
+        (sxy + (p.0 - mx) * (p.1 - my), sxx + (p.0 - mx) * (p.0 - mx))
+    });
+    Some(sxy / sxx)
+}
+
+/// A characteristic value of a manoeuvre.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figure {
+    /// What it is (snake case).
+    pub name: &'static str,
+    /// Its value.
+    pub value: f64,
+    /// Its unit.
+    pub unit: &'static str,
+}
+
+/// Steady value (mean over the last second), time from the steering input's half-way point
+/// (t = 0.55 s) to 90 % of it, time to the peak, and overshoot of one step-steer channel.
+fn step_response(rows: &[Row], value: impl Fn(&Row) -> f64) -> [f64; 4] {
+    const HALF_STEER_S: f64 = 0.55;
+    let end = rows.last().map_or(0.0, |r| r.time_s);
+    let tail: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.time_s >= end - 1.0)
+        .map(&value)
+        .collect();
+    let steady = tail.iter().sum::<f64>() / tail.len().max(1) as f64;
+    let sign = if steady < 0.0 { -1.0 } else { 1.0 };
+    let rise = rows
+        .iter()
+        .find(|r| r.time_s > HALF_STEER_S && sign * value(r) >= 0.9 * sign * steady)
+        .map_or(f64::NAN, |r| r.time_s - HALF_STEER_S);
+    let peak = rows
+        .iter()
+        .filter(|r| r.time_s > HALF_STEER_S)
+        .max_by(|a, b| (sign * value(a)).total_cmp(&(sign * value(b))));
+    let (peak_time, peak_value) = peak.map_or((f64::NAN, f64::NAN), |r| (r.time_s, value(r)));
+    let overshoot = 100.0 * (peak_value - steady) / steady;
+    [steady, rise, peak_time - HALF_STEER_S, overshoot]
+}
+
+/// The characteristic values of `maneuver`'s trace `rows` for the car `spec`: step steer:
+/// steady yaw rate and lateral acceleration, their response and peak times (from the
+/// steering input's half-way point) and overshoot; steer ramp and steady-state circle: the
+/// understeer gradient (ISO 4138) and the largest lateral acceleration; empty for the others.
+pub fn summary(spec: &CarSpec, maneuver: &Maneuver, rows: &[Row]) -> Vec<Figure> {
+    let figure = |name, value, unit| Figure { name, value, unit };
+    match maneuver {
+        Maneuver::StepSteer { .. } => {
+            let [yaw, yaw_rise, yaw_peak, yaw_over] = step_response(rows, |r| r.yaw_rate_radps);
+            let [lat, lat_rise, lat_peak, lat_over] = step_response(rows, |r| r.lateral_accel_mps2);
+            vec![
+                figure("steady_yaw_rate", yaw, "rad/s"),
+                figure("yaw_rate_response_time", yaw_rise, "s"),
+                figure("yaw_rate_peak_time", yaw_peak, "s"),
+                figure("yaw_rate_overshoot", yaw_over, "%"),
+                figure("steady_lateral_accel", lat, "m/s^2"),
+                figure("lateral_accel_response_time", lat_rise, "s"),
+                figure("lateral_accel_peak_time", lat_peak, "s"),
+                figure("lateral_accel_overshoot", lat_over, "%"),
+            ]
+        }
+        Maneuver::SteerRamp { .. } | Maneuver::SteadyStateCircle { .. } => {
+            let gradient = understeer_gradient(rows, spec.chassis.wheelbase_m, spec.steering.ratio)
+                .unwrap_or(f64::NAN);
+            let peak = rows
+                .iter()
+                .map(|r| r.lateral_accel_mps2.abs())
+                .fold(0.0, f64::max);
+            vec![
+                figure(
+                    "understeer_gradient",
+                    gradient.to_degrees() * crate::spec::GRAVITY_MPS2,
+                    "deg/g",
+                ),
+                figure("max_lateral_accel", peak, "m/s^2"),
+            ]
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn row(time_s: f64, t: &CarTelemetry, distance_m: f64) -> Row {
@@ -375,6 +568,18 @@ impl Driver {
         (0.15 + 0.4 * err + 0.3 * self.speed_integral).clamp(0.0, 1.0)
     }
 
+    /// Straight ahead at `speed_mps` in the target gear (the settling before a manoeuvre).
+    fn cruise(&mut self, speed_mps: f64, t: &CarTelemetry) -> Controls {
+        let gear_request = self.shift(t, DT_S);
+        Controls {
+            ignition: true,
+            gear_request,
+            clutch: self.clutch,
+            throttle: self.cruise_throttle(speed_mps, t, DT_S) * (1.0 - self.clutch),
+            ..Controls::default()
+        }
+    }
+
     fn controls(&mut self, maneuver: &Maneuver, time_s: f64, t: &CarTelemetry) -> Controls {
         let mut c = Controls {
             ignition: true,
@@ -416,7 +621,22 @@ impl Driver {
                 let ramp = ((time_s - 0.5) / 0.1).clamp(0.0, 1.0);
                 c.steering = ramp * steer_deg.to_radians() / self.rim_lock_rad;
             }
-            Maneuver::Braking { pedal, .. } => c.brake = pedal,
+            Maneuver::SteerRamp {
+                speed_kph,
+                steer_rate_deg_per_s,
+                max_steer_deg,
+            } => {
+                c = self.cruise(speed_kph / 3.6, t);
+                let rim_deg = (steer_rate_deg_per_s * time_s)
+                    .clamp(-max_steer_deg.abs(), max_steer_deg.abs());
+                c.steering = rim_deg.to_radians() / self.rim_lock_rad;
+            }
+            Maneuver::Braking { pedal, .. } => {
+                // Clutch down with the brake, as a driver stopping does (the engine would
+                // stall in gear).
+                c.brake = pedal;
+                c.clutch = 1.0;
+            }
             Maneuver::Acceleration { .. } => {
                 let top = self.ratios.len() as i8;
                 if t.drivetrain.gear == self.target_gear

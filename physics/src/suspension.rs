@@ -36,6 +36,28 @@ pub struct SuspensionSpec {
     pub anti_roll_bar_n_per_m: f64,
     /// Unsprung mass of one corner (wheel, tyre, upright, brake), kg.
     pub unsprung_mass_kg: f64,
+    /// Camber relative to the body at rest, deg (negative: the wheel's top leans inward).
+    /// Default 0.
+    #[serde(default)]
+    pub static_camber_deg: f64,
+    /// Camber change per metre of compression from rest, deg/m (negative: more negative
+    /// camber in bump, as a double wishbone gives). In roll the two sides' travels differ,
+    /// so this is also the axle's camber change with body roll. Default 0: the wheel plane
+    /// stays parallel to the body, leaning with it.
+    #[serde(default)]
+    pub camber_gain_deg_per_m: f64,
+    /// Toe at rest, deg (positive: toe-in, the wheel's front points inward). Default 0.
+    #[serde(default)]
+    pub static_toe_deg: f64,
+    /// Toe-in change per metre of compression from rest (bump steer), deg/m. Default 0.
+    #[serde(default)]
+    pub toe_gain_deg_per_m: f64,
+    /// Height of the axle's roll centre above the ground, m: the lateral tyre forces reach
+    /// the body there, so the share `height / cog height` of the lateral load transfer goes
+    /// through the links (geometric, at once) and the rest through springs and bars
+    /// (elastic, with roll). Default 0: all of it elastic.
+    #[serde(default)]
+    pub roll_centre_height_m: f64,
 }
 
 impl SuspensionSpec {
@@ -115,7 +137,73 @@ impl SuspensionSpec {
             1.0,
             1000.0,
         )?;
+        let geometry = [
+            ("static_camber_deg", self.static_camber_deg, 10.0),
+            ("camber_gain_deg_per_m", self.camber_gain_deg_per_m, 300.0),
+            ("static_toe_deg", self.static_toe_deg, 5.0),
+            ("toe_gain_deg_per_m", self.toe_gain_deg_per_m, 100.0),
+        ];
+        for (name, value, limit) in geometry {
+            check_range(text, origin, &f(name), value, -limit, limit)?;
+        }
+        check_range(
+            text,
+            origin,
+            &f("roll_centre_height_m"),
+            self.roll_centre_height_m,
+            -0.3,
+            1.0,
+        )?;
         Ok(())
+    }
+}
+
+/// A corner's wheel alignment and its change with travel, ready for the step (vehicle
+/// convention: camber negative with the top leaning inward, toe positive inward).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Alignment {
+    /// Camber relative to the body at rest, rad.
+    pub camber_rad: f64,
+    /// Camber change per metre of compression, rad/m.
+    pub camber_gain_rad_per_m: f64,
+    /// Toe-in at rest, rad.
+    pub toe_rad: f64,
+    /// Toe-in change per metre of compression, rad/m.
+    pub toe_gain_rad_per_m: f64,
+    /// Compression at rest (from full droop), m: where the gains start.
+    pub rest_travel_m: f64,
+    /// Roll-centre height above the ground, m.
+    pub roll_centre_height_m: f64,
+}
+
+impl Alignment {
+    /// The alignment of `spec`'s corners.
+    pub fn new(spec: &SuspensionSpec) -> Alignment {
+        Alignment {
+            camber_rad: spec.static_camber_deg.to_radians(),
+            camber_gain_rad_per_m: spec.camber_gain_deg_per_m.to_radians(),
+            toe_rad: spec.static_toe_deg.to_radians(),
+            toe_gain_rad_per_m: spec.toe_gain_deg_per_m.to_radians(),
+            rest_travel_m: spec.static_compression_m,
+            roll_centre_height_m: spec.roll_centre_height_m,
+        }
+    }
+
+    /// Camber relative to the body at compression `travel_m`, rad.
+    #[inline]
+    pub fn camber_at(&self, travel_m: f64) -> f64 {
+        self.camber_rad + self.camber_gain_rad_per_m * (travel_m - self.rest_travel_m)
+    }
+
+    /// Toe-in at compression `travel_m`, rad.
+    #[inline]
+    pub fn toe_at(&self, travel_m: f64) -> f64 {
+        self.toe_rad + self.toe_gain_rad_per_m * (travel_m - self.rest_travel_m)
+    }
+
+    /// Whether the corner has any toe (static or with travel).
+    pub fn has_toe(&self) -> bool {
+        self.toe_rad != 0.0 || self.toe_gain_rad_per_m != 0.0
     }
 }
 

@@ -127,7 +127,7 @@ fn a_car_rolled_at_speed_only_loses_energy() {
             // Sliding sideways while rolling hard: it goes onto its side (race) or over.
             world.car_mut(id).set_state(CarState {
                 velocity: Vec3::new(25.0, -6.0, 0.0),
-                angular_velocity_body: Vec3::new(14.0, 0.0, 0.5),
+                angular_velocity_body: Vec3::new(16.0, 0.0, 0.5),
                 ..start
             });
             // Brakes on: a car that lands back on its wheels stops too.

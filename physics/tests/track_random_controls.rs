@@ -387,7 +387,9 @@ fn every_car_on(track: &str, seed: u64, min_top_speed_mps: f64, min_barrier_spee
 
 #[test]
 fn random_controls_on_the_circuit() {
-    every_car_on("circuit", 0x00C1_2C01, 40.0, 20.0);
+    // 38 m/s: with camber (the wheels lean with the body since issue 21) the random
+    // trajectory changed and the road car's top speed on it went from above 40 to 39.6 m/s.
+    every_car_on("circuit", 0x00C1_2C01, 38.0, 20.0);
 }
 
 #[test]

@@ -149,9 +149,13 @@ pub struct ManeuverArgs {
     /// End of the speed ramp (steady-circle), km/h.
     #[arg(long, default_value_t = 90.0)]
     pub speed_end_kph: f64,
-    /// Steering-wheel angle after the step (step-steer), degrees, positive left.
+    /// Steering-wheel angle after the step (step-steer) or at the end of the ramp
+    /// (steer-ramp), degrees, positive left.
     #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
     pub steer_deg: f64,
+    /// Steering-wheel rate of the ramp (steer-ramp), degrees per second.
+    #[arg(long, default_value_t = 5.0)]
+    pub steer_rate_deg_per_s: f64,
     /// Circle radius (steady-circle), m.
     #[arg(long, default_value_t = 100.0)]
     pub radius_m: f64,

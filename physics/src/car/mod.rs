@@ -31,7 +31,7 @@ use crate::math::{Mat3, Quat, Vec3};
 use crate::quarantine::NonFinite;
 use crate::spec::{CarSpec, GRAVITY_MPS2};
 use crate::steering::{FrontWheelAngles, Steering};
-use crate::suspension::Suspension;
+use crate::suspension::{Alignment, Suspension};
 use crate::telemetry::CarTelemetry;
 use crate::track::{Track, TrackCoord, TrackHint};
 use crate::tyre::{SlipState, Tyre};
@@ -48,6 +48,8 @@ pub struct Corner {
     pub suspension: Suspension,
     /// Anti-roll bar rate of this corner's axle, N/m.
     pub anti_roll_bar: f64,
+    /// Camber, toe and roll centre of this corner.
+    pub alignment: Alignment,
 }
 
 /// Everything that changes from step to step (plain data: copied to restore after a fault).
@@ -79,6 +81,8 @@ pub struct Car {
     pub(crate) inertia: Mat3,
     pub(crate) inverse_inertia: Mat3,
     pub(crate) corners: [Corner; 4],
+    /// Some corner has toe: the steer angles take it (skipped otherwise).
+    pub(crate) has_toe: bool,
     pub(crate) tyre: Tyre,
     pub(crate) steering: Steering,
     /// Front road-wheel angles for the last rim angle (refreshed when it changes).
@@ -137,6 +141,7 @@ impl Car {
                 ),
                 suspension: Suspension::new(s, sprung_load),
                 anti_roll_bar: s.anti_roll_bar_n_per_m,
+                alignment: Alignment::new(s),
             }
         };
         let corners = [
@@ -168,6 +173,7 @@ impl Car {
             sprung_mass_kg: c.mass_kg - unsprung,
             inertia,
             inverse_inertia,
+            has_toe: corners.iter().any(|c| c.alignment.has_toe()),
             corners,
             tyre,
             steering: Steering::new(&spec.steering, c.wheelbase_m, c.track_front_m),

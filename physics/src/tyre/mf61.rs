@@ -23,7 +23,6 @@
 //! cos(atan x) and sin(2 atan x) are algebraic.
 
 use crate::math::{atan4_batch, each, exp, sin_cos4_quarter, F64x4};
-use std::f64::consts::FRAC_PI_4;
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
@@ -50,6 +49,10 @@ pub enum MfVersion {
 pub struct Mf61 {
     /// Which camber equations the set follows.
     pub version: MfVersion,
+    /// Inclination range of the fit (CAMMIN, CAMMAX), rad: the camber terms are evaluated
+    /// at no more than this, as the load is at no more than FZMAX (a rolling-over car's
+    /// tyre on its sidewall is far outside any fit).
+    pub camber_range_rad: [f64; 2],
     /// Nominal load FNOMIN, N.
     pub fnomin: f64,
     /// Unloaded radius R0, m (used by the aligning moment).
@@ -156,6 +159,7 @@ pub struct Mf61 {
 /// entered without a second transcription to check them against (see docs/tyres.md).
 pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     version: MfVersion::Mf52,
+    camber_range_rad: DEFAULT_CAMBER_RANGE_RAD,
     fnomin: 4000.0,
     r0: 0.313,
     pcx1: 1.685,
@@ -251,6 +255,10 @@ pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     ssz3: 0.731,
     ssz4: -0.238,
 };
+
+/// The inclination range taken for a set that does not state one (CAMMIN, CAMMAX), rad
+/// (about 8.6 degrees: more than road cars' camber plus roll).
+pub const DEFAULT_CAMBER_RANGE_RAD: [f64; 2] = [-0.15, 0.15];
 
 /// Friction scales (MF lambda_mu_x, lambda_mu_y): tyre grip times surface grip.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -674,11 +682,12 @@ impl PreparedMf61 {
         self.arm + self.arm_per_fy * fy
     }
 
-    /// gamma* of the set's version from the inclination angle `gamma_rad` (clamped to
-    /// +-45 degrees, far past any car's camber).
+    /// gamma* of the set's version from the inclination angle `gamma_rad` (clamped to the
+    /// fit's range, [`Mf61::camber_range_rad`]).
     #[inline(always)]
     fn gamma_star(&self, gamma_rad: F64x4) -> F64x4 {
-        let gamma = gamma_rad.clamp(-FRAC_PI_4, FRAC_PI_4);
+        let [low, high] = self.mf.camber_range_rad;
+        let gamma = gamma_rad.clamp(low, high);
         if self.camber.sine {
             let [(sin, _)] = sin_cos4_quarter([gamma]);
             sin

@@ -294,24 +294,32 @@ impl Tyre {
     /// Forces at the given slips, load (evaluated at no more than FZMAX) and surface grip.
     /// One operating point in every lane of [`Tyre::forces4`].
     pub fn forces(&self, kappa: f64, alpha: f64, fz_n: f64, surface_grip: f64) -> TyreForces {
-        let [forces, ..] = self.forces4([kappa; 4], [alpha; 4], [fz_n; 4], [surface_grip; 4]);
+        let [forces, ..] = self.forces4(
+            [kappa; 4],
+            [alpha; 4],
+            [0.0; 4],
+            [fz_n; 4],
+            [surface_grip; 4],
+        );
         forces
     }
 
     /// [`Tyre::forces`] for the four wheels at once (lane i is wheel i: slip ratio, alpha*,
-    /// load, surface grip), evaluated side by side ([`PreparedMf61::combined4`]). A wheel
-    /// without load gets zero forces.
+    /// inclination angle (ISO, rad), load, surface grip), evaluated side by side
+    /// ([`PreparedMf61::combined4_cambered`]). A wheel without load gets zero forces.
     pub fn forces4(
         &self,
         kappa: [f64; 4],
         alpha: [f64; 4],
+        gamma: [f64; 4],
         fz_n: [f64; 4],
         surface_grip: [f64; 4],
     ) -> [TyreForces; 4] {
         let grip = F64x4::from_array(surface_grip);
-        self.prepared_mf.combined4(
+        self.prepared_mf.combined4_cambered(
             F64x4::from_array(kappa),
             F64x4::from_array(alpha),
+            F64x4::from_array(gamma),
             F64x4::from_array(fz_n).min(self.fz_max_n),
             grip * self.grip.mu_x,
             grip * self.grip.mu_y,

@@ -8,7 +8,7 @@
 //! Syntax: `[SECTION]` headers; `KEY = value` lines, the value a number (Fortran `D`
 //! exponents allowed) or a quoted string; `$` and `!` start a comment anywhere outside quotes.
 //! Read sections: `[UNITS]`, `[MODEL]`, `[DIMENSION]`, `[OPERATING_CONDITIONS]`,
-//! `[VERTICAL]`, `[LONGITUDINAL_COEFFICIENTS]`, `[LATERAL_COEFFICIENTS]`,
+//! `[VERTICAL]`, `[INCLINATION_ANGLE_RANGE]`, `[LONGITUDINAL_COEFFICIENTS]`, `[LATERAL_COEFFICIENTS]`,
 //! `[ALIGNING_COEFFICIENTS]`, `[SCALING_COEFFICIENTS]`; any other section (`[MDI_HEADER]`,
 //! `[SHAPE]`, `[STRUCTURAL]`, `[OVERTURNING_COEFFICIENTS]`, `[TURNSLIP_COEFFICIENTS]`, ...)
 //! is skipped unread, since nothing it holds is modelled. In the four coefficient sections
@@ -21,7 +21,7 @@
 //! is reported. Inflation-pressure terms are read but the tyre runs at its nominal pressure:
 //! a file whose `INFLPRES` differs from `NOMPRES` is refused.
 
-use super::mf61::{GripScale, Mf61, MfVersion};
+use super::mf61::{GripScale, Mf61, MfVersion, DEFAULT_CAMBER_RANGE_RAD};
 use crate::data::DataError;
 use std::collections::BTreeMap;
 
@@ -45,6 +45,7 @@ const READ_SECTIONS: &[&str] = &[
     "DIMENSION",
     "OPERATING_CONDITIONS",
     "VERTICAL",
+    "INCLINATION_ANGLE_RANGE",
     LONG,
     LAT,
     ALIGN,
@@ -634,8 +635,19 @@ pub fn parse(text: &str, origin: &str) -> Result<TirTyre, DataError> {
     let z = |key: &str| doc.or(ALIGN, key, 0.0);
     // MF 6.1 has no PHY3 (its camber shift goes through PKY6/PKY7); a 6.1 file listing it
     // for compatibility keeps it unused.
+    let [default_low, default_high] = DEFAULT_CAMBER_RANGE_RAD;
+    let cammin = doc.or("INCLINATION_ANGLE_RANGE", "CAMMIN", default_low)?;
+    let cammax = doc.or("INCLINATION_ANGLE_RANGE", "CAMMAX", default_high)?;
+    if !(cammin <= 0.0 && cammax >= 0.0 && cammax - cammin <= 3.0) {
+        return Err(doc.fail(
+            "INCLINATION_ANGLE_RANGE",
+            "CAMMIN",
+            format!("the inclination range CAMMIN = {cammin} .. CAMMAX = {cammax} rad must contain 0 and be at most 3 rad wide"),
+        ));
+    }
     let mf = Mf61 {
         version,
+        camber_range_rad: [cammin, cammax],
         fnomin: fnomin * lfzo,
         r0: radius,
         pcx1: x("PCX1")? * lcx,

@@ -1,5 +1,6 @@
 //! Phase 6, chassis forces: each wheel's tyre force (its in-plane part on the body at the
-//! contact point, its body-z part on the unsprung mass) and suspension force (on the body at
+//! contact point, its lateral part raised to the axle's roll centre with the links' vertical
+//! force between body and wheel, its body-z part on the unsprung mass) and suspension force (on the body at
 //! the hardpoint, held at a travel limit by what holds the wheel there), aerodynamic drag and
 //! downforce, and the body's own contact with the ground when the car is off its wheels.
 //!
@@ -44,6 +45,21 @@ impl Car {
             let in_plane = tyre_force - zb * along_z;
             force += in_plane;
             torque += w.contact_offset.cross(in_plane) + w.normal * w.forces.mz;
+            // Roll centre `rc` above the ground: the links bring the tyre's lateral force into
+            // the body there (its roll moment about the centre of gravity shrinks by rc times
+            // the force), and its vertical part, the force along the link from the contact
+            // patch to the roll centre, pushes body and wheel apart without the spring
+            // (geometric load transfer; jacking where the two sides' forces differ).
+            let corner = &self.corners[i];
+            let rc = corner.alignment.roll_centre_height_m;
+            let mut link_lift = 0.0;
+            if rc != 0.0 {
+                let lateral = in_plane.dot(yb);
+                torque += xb * (-rc * lateral);
+                link_lift = -rc * lateral / corner.droop_position.y;
+                force += zb * link_lift;
+                torque += yb * (-link_lift * corner.droop_position.x);
+            }
             // At a travel limit the wheel rides with the body, so the limit passes on the
             // force that holds the wheel there (tyre load plus the wheel's weight), not the
             // spring's: at full bump a bottomed tyre then stops the body (not only the unsprung
@@ -63,7 +79,7 @@ impl Car {
             force += suspension;
             torque += r_hp.cross(suspension);
             let m_u = self.corners[i].suspension.unsprung_mass_kg;
-            wheel_accel[i] = (along_z - w.suspension_force) / m_u + gravity_z;
+            wheel_accel[i] = (along_z - w.suspension_force - link_lift) / m_u + gravity_z;
         }
 
         // Aerodynamics: drag at the centre of gravity, downforce at the axles.

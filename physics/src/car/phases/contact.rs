@@ -4,11 +4,13 @@
 //!
 //! Inputs: the start state, the body frame, the road-wheel steer angles, the track (the
 //! wheels' ground hints are updated). Outputs: each [`WheelWork`]'s contact fields, load,
-//! slip, and the Magic Formula's four-wheel inputs ([`TyreInputs`]).
+//! slip, and the Magic Formula's four-wheel inputs ([`TyreInputs`]), among them each tyre's
+//! inclination to the ground: its camber relative to the body (static plus gain with travel)
+//! plus the body's lean over the ground there.
 
 use super::{StepFrame, WheelWork, MOUNT_MIRROR};
 use crate::car::Car;
-use crate::math::Vec3;
+use crate::math::{self, Vec3};
 use crate::track::Track;
 
 /// The four wheels' Magic Formula inputs (zero for a wheel off the ground).
@@ -16,6 +18,8 @@ pub(in crate::car) struct TyreInputs {
     pub kappa: [f64; 4],
     pub tan_alpha: [f64; 4],
     pub loads: [f64; 4],
+    /// Inclination angle in the tyre's own (mirrored for the right side) ISO frame, rad.
+    pub gamma: [f64; 4],
     pub surface_grip: [f64; 4],
     pub rolling_coefficient: [f64; 4],
 }
@@ -35,6 +39,7 @@ impl Car {
             kappa: [0.0; 4],
             tan_alpha: [0.0; 4],
             loads: [0.0; 4],
+            gamma: [0.0; 4],
             surface_grip: [0.0; 4],
             rolling_coefficient: [0.0; 4],
         };
@@ -86,6 +91,12 @@ impl Car {
                 inputs.kappa[i] = pred.kappa_at_omega0;
                 inputs.tan_alpha[i] = MOUNT_MIRROR[i] * pred.alpha;
                 inputs.loads[i] = w.load;
+                // ISO inclination: the body's lean (+ rolls the top of a wheel fixed to the
+                // body to the right) minus the vehicle camber on the left, plus it on the
+                // right; mirrored for the right-side tyre: lean * mirror - camber.
+                let lean_angle = math::atan(lean / reach);
+                let camber = self.corners[i].alignment.camber_at(st.travel[i]);
+                inputs.gamma[i] = MOUNT_MIRROR[i] * lean_angle - camber;
             }
         }
         inputs

@@ -1,12 +1,15 @@
 //! Phase 1, driver inputs: the steering rim angle and the front road-wheel angles from the
-//! steering control, and the four brake torques from the pedal and handbrake.
+//! steering control, each wheel's toe (static and with travel) added, and the four brake
+//! torques from the pedal and handbrake.
 //!
 //! Inputs: the controls, the last step's wheel telemetry (the brakes read wheel speeds), the
-//! speed. Outputs: [`DriverInputs`]; updates the steering's cached angles and the brakes'
+//! speed, the start state's travel. Outputs: [`DriverInputs`]; updates the steering's cached angles and the brakes'
 //! line pressure.
 
+use super::MOUNT_MIRROR;
 use crate::car::Car;
 use crate::controls::Controls;
+use crate::math;
 
 /// What the driver's controls give the later phases.
 pub(in crate::car) struct DriverInputs {
@@ -34,9 +37,18 @@ impl Car {
             speed_mps,
             dt,
         );
+        let mut steer_sin_cos = [front_l, front_r, (0.0, 1.0), (0.0, 1.0)];
+        if self.has_toe {
+            // Toe-in turns a left wheel to the right (negative yaw) and a right one to the left.
+            for (i, (sin, cos)) in steer_sin_cos.iter_mut().enumerate() {
+                let toe = self.corners[i].alignment.toe_at(self.state.travel[i]);
+                let (sin_t, cos_t) = math::sin_cos(-MOUNT_MIRROR[i] * toe);
+                (*sin, *cos) = (*sin * cos_t + *cos * sin_t, *cos * cos_t - *sin * sin_t);
+            }
+        }
         DriverInputs {
             rim_rad,
-            steer_sin_cos: [front_l, front_r, (0.0, 1.0), (0.0, 1.0)],
+            steer_sin_cos,
             speed_mps,
             brake_nm,
         }

@@ -22,6 +22,7 @@ impl Car {
         let forces = self.tyre.forces4(
             inputs.kappa,
             inputs.tan_alpha,
+            inputs.gamma,
             inputs.loads,
             inputs.surface_grip,
         );
