@@ -586,9 +586,10 @@ pub fn parse(text: &str, origin: &str) -> Result<TirTyre, DataError> {
             ));
         }
     }
-    let lfzo = match doc.number(SCALING, "LFZO")? {
-        Some(v) => v,
-        None => scale("LFZ0")?,
+    let lfzo = if doc.entry(SCALING, "LFZO").is_some() {
+        scale("LFZO")?
+    } else {
+        scale("LFZ0")?
     };
     let (lcx, lmux, lex, lkx, lhx, lvx) = (
         scale("LCX")?,

@@ -94,7 +94,9 @@ impl Car {
                 // ISO inclination: the body's lean (+ rolls the top of a wheel fixed to the
                 // body to the right) minus the vehicle camber on the left, plus it on the
                 // right; mirrored for the right-side tyre: lean * mirror - camber.
-                let lean_angle = math::atan(lean / reach);
+                // (A car exactly on its side has reach 0, or NaN from rounding past |lean| = 1:
+                // the floor keeps the angle finite; the Magic Formula clamps it to its range.)
+                let lean_angle = math::atan(lean / reach.max(1e-9));
                 let camber = self.corners[i].alignment.camber_at(st.travel[i]);
                 inputs.gamma[i] = MOUNT_MIRROR[i] * lean_angle - camber;
             }
