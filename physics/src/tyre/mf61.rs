@@ -521,8 +521,7 @@ impl Mf61 {
             lanes(alpha_rad.tan()),
             lanes(0.0),
             lanes(fz_n),
-            lanes(1.0),
-            lanes(1.0),
+            [lanes(1.0); 2],
         );
         // Pure slip: Mz0 = -t0 Fy0 + Mzr0, without the combined-slip arm s x Fx.
         forces.mz - p.moment_arm(lanes(forces.fy)).to_array()[0] * forces.fx
@@ -730,8 +729,7 @@ impl PreparedMf61 {
             lanes(tan_alpha),
             self.gamma_star(lanes(gamma_rad)),
             lanes(fz_n),
-            lanes(grip.mu_x),
-            lanes(grip.mu_y),
+            [lanes(grip.mu_x), lanes(grip.mu_y)],
         );
         forces
     }
@@ -754,8 +752,7 @@ impl PreparedMf61 {
             tan_alpha,
             F64x4::splat(0.0),
             fz_n,
-            mu_x,
-            mu_y,
+            [mu_x, mu_y],
         )
     }
 
@@ -770,7 +767,7 @@ impl PreparedMf61 {
         mu_y: F64x4,
     ) -> [TyreForces; 4] {
         let gamma = self.gamma_star(gamma_rad);
-        self.evaluate4(kappa, tan_alpha, tan_alpha, gamma, fz_n, mu_x, mu_y)
+        self.evaluate4(kappa, tan_alpha, tan_alpha, gamma, fz_n, [mu_x, mu_y])
     }
 
     /// The MF 6.1 equations for four lanes with the slip angle of the forces (`alpha_force`)
@@ -786,8 +783,7 @@ impl PreparedMf61 {
         alpha_moment: F64x4,
         gamma: F64x4,
         fz_n: F64x4,
-        mu_x: F64x4,
-        mu_y: F64x4,
+        [mu_x, mu_y]: [F64x4; 2],
     ) -> [TyreForces; 4] {
         let zero = F64x4::splat(0.0);
         let one = F64x4::splat(1.0);

@@ -499,8 +499,8 @@ fn units(doc: &Document) -> Result<Units, DataError> {
 
 fn version(doc: &Document) -> Result<MfVersion, DataError> {
     match doc.number("MODEL", "FITTYP")? {
-        Some(v) if v == 61.0 => Ok(MfVersion::Mf61),
-        Some(v) if v == 6.0 || v == 21.0 => Ok(MfVersion::Mf52),
+        Some(61.0) => Ok(MfVersion::Mf61),
+        Some(6.0 | 21.0) => Ok(MfVersion::Mf52),
         Some(v) => Err(doc.fail(
             "MODEL",
             "FITTYP",
