@@ -319,11 +319,15 @@ impl Writer {
     }
 
     fn set_mode(&mut self, mode: WriterMode) {
-        self.status.mode = mode;
-        if self.homing && matches!(mode, WriterMode::Parked | WriterMode::Following) {
+        // Homing ends where the controller's position is known again: locked onto the live
+        // command, or at park after a move there.
+        let arrived = mode == WriterMode::Following
+            || (mode == WriterMode::Parked && self.status.mode == WriterMode::Parking);
+        if self.homing && arrived {
             self.homing = false;
             self.tracker.limits.max_speed = self.setup.limits.max_speed;
         }
+        self.status.mode = mode;
         let parked = mode == WriterMode::Parked;
         if parked == self.counted_unparked {
             self.ends.panic_park.count_unparked(!parked);
