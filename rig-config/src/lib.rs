@@ -66,6 +66,8 @@ impl Validate for Config {
         self.sim.validate("sim", report);
         self.realtime.validate("loop", report);
         self.motion.validate("motion", report);
+        self.motion
+            .validate_rates("motion", self.realtime.rate_hz, report);
         for (i, out) in self.telemetry.iter().enumerate() {
             out.validate(&format!("telemetry[{i}]"), report);
         }

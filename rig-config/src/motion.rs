@@ -3,12 +3,19 @@
 //!
 //! Units are in the key names. Validation names the field and the fix for every problem,
 //! including the serial budget: a controller whose frame bytes x rate need more than 80 % of
-//! its baud rate is refused (a saturated UART lags further every second).
+//! its baud rate is refused (a saturated UART lags further every second), an output rate
+//! above the loop rate is refused (rigd sends at most one frame per tick), and a preset's baud
+//! is its firmware's unless `custom_firmware_baud` says the board was built for another.
+//!
+//! A preset also states the board's firmware target window (SMC3: 100..923 of 0..1023): the
+//! platform's usable travel is that window less `margin_percent`, so the board never clips
+//! what rigd sends ([`PlatformConfig::limits`]). `firmware_limits_counts` widens or narrows it
+//! for a board set up differently.
 use serde::Deserialize;
 
 use rig_protocols::motion::{
-    line_bits_per_byte, preset, Encoder, FrameKind, NumberFormat, Parity, SerialBudget,
-    TemplateEncoder, PRESET_NAMES,
+    counts_to_axis, line_bits_per_byte, preset, Encoder, FrameKind, NumberFormat, Parity,
+    SerialBudget, TemplateEncoder, MAX_BITS, MIN_BITS, PRESET_NAMES,
 };
 
 use crate::problem::{Report, Validate};
@@ -127,15 +134,25 @@ pub struct ActuatorConfig {
     pub max_speed_deg_per_s: Option<f64>,
     /// Top angular acceleration, degrees/s^2.
     pub max_accel_deg_per_s2: Option<f64>,
-    /// Where the actuators rest when parked, as a fraction of travel (-1 bottom, 0 neutral).
+    /// Where the actuators rest when parked, as a fraction of travel (-1 bottom, 0 neutral);
+    /// kept inside the usable travel (the margins, and the controller's firmware window).
     #[serde(default = "default_park_position")]
     pub park_position: f64,
-    /// Travel kept free at each end, percent of the half travel.
+    /// Travel kept free at each end, percent of the half travel (of the firmware's window
+    /// when the controller clips its targets, e.g. SMC3's 100..923).
     #[serde(default = "default_margin_percent")]
     pub margin_percent: f64,
     /// Per-actuator direction reversal (missing entries: not reversed).
     #[serde(default)]
     pub reverse: Vec<bool>,
+    /// Top speed of a move that starts where rigd does not know the actuators are (a
+    /// controller without a known boot position, on its first open), percent of the top speed.
+    #[serde(default = "default_homing_speed_percent")]
+    pub homing_speed_percent: f64,
+}
+
+fn default_homing_speed_percent() -> f64 {
+    10.0
 }
 
 fn default_park_position() -> f64 {
@@ -158,6 +175,8 @@ pub struct ActuatorLimits {
     pub max_accel: f64,
     /// Park position, fraction of travel.
     pub park_position: f64,
+    /// Top speed while the start position is unknown, m/s or rad/s.
+    pub homing_speed: f64,
 }
 
 impl ActuatorConfig {
@@ -183,6 +202,7 @@ impl ActuatorConfig {
             max_speed: speed,
             max_accel: accel,
             park_position: self.park_position,
+            homing_speed: speed * self.homing_speed_percent / 100.0,
         })
     }
 }
@@ -389,8 +409,21 @@ pub struct OutputConfig {
     pub serial_port: Option<String>,
     /// UDP destination `host:port`; exclusive with `serial_port`.
     pub udp_target: Option<String>,
-    /// Serial speed, bit/s (default: the preset's).
+    /// Serial speed, bit/s (default: the preset's firmware speed; a preset's board listens
+    /// only at it, so another value needs `custom_firmware_baud = true`).
     pub baud: Option<u32>,
+    /// The board's firmware was built for `baud` instead of the preset's speed (e.g. SMC3's
+    /// `mode3` branch at 250000): rigd uses it and warns, naming the firmware's value.
+    #[serde(default)]
+    pub custom_firmware_baud: bool,
+    /// The target window the board's firmware clips to, counts `[low, high]` (default: the
+    /// preset's, SMC3 `[100, 923]`). Widen it only after changing the board's own limits
+    /// (SMC3: `[S..]`, `[T..]`, `[U..]` then `[sav]`); rigd's margins stay inside it.
+    pub firmware_limits_counts: Option<[u32; 2]>,
+    /// Opening the port resets the board, which then starts from the preset's boot position
+    /// (default: the preset's; SMC3 and the AASD-15A Arduino sketch: true). Set false when a
+    /// 10 uF capacitor between RESET and GND keeps the board running.
+    pub resets_on_open: Option<bool>,
     /// Data bits per byte, 5 ..= 8.
     #[serde(default = "default_data_bits")]
     pub data_bits: u8,
@@ -400,9 +433,9 @@ pub struct OutputConfig {
     /// Stop bits, 1 or 2.
     #[serde(default = "default_stop_bits")]
     pub stop_bits: u8,
-    /// Frames per second (decimated from the loop rate).
-    #[serde(default = "default_output_rate_hz")]
-    pub rate_hz: f64,
+    /// Frames per second (default: the preset's, else 100), at most the loop rate: rigd sends
+    /// one frame every `round(loop rate / rate_hz)` ticks.
+    pub rate_hz: Option<f64>,
     /// Wait after opening the port before anything is sent (opening resets Arduino boards), ms.
     #[serde(default = "default_post_open_delay_ms")]
     pub post_open_delay_ms: u32,
@@ -413,9 +446,6 @@ fn default_data_bits() -> u8 {
 }
 fn default_stop_bits() -> u8 {
     1
-}
-fn default_output_rate_hz() -> f64 {
-    100.0
 }
 fn default_post_open_delay_ms() -> u32 {
     2000
@@ -438,6 +468,24 @@ pub struct ResolvedOutput {
     pub stop: String,
     /// Serial speed, bit/s.
     pub baud: u32,
+    /// Frames per second asked for (see [`OutputConfig::rate_hz`]).
+    pub rate_hz: f64,
+    /// The board's targets after boot, axis values (`None`: unknown).
+    pub boot_position: Option<f64>,
+    /// Opening the port resets the board to [`Self::boot_position`].
+    pub resets_on_open: bool,
+    /// The firmware's target window as axis values `(low, high)`, if it clips.
+    pub firmware_window: Option<(f64, f64)>,
+}
+
+/// Loop ticks per frame for an output at `rate_hz` on a loop at `loop_hz` (at least 1).
+pub fn ticks_per_frame(loop_hz: f64, rate_hz: f64) -> u32 {
+    (loop_hz / rate_hz).round().max(1.0) as u32
+}
+
+/// The rate an output at `rate_hz` really gets on a loop at `loop_hz`, Hz.
+pub fn real_rate_hz(loop_hz: f64, rate_hz: f64) -> f64 {
+    loop_hz / f64::from(ticks_per_frame(loop_hz, rate_hz))
 }
 
 impl OutputConfig {
@@ -480,6 +528,100 @@ impl OutputConfig {
                 .or(base.map(|p| p.stop.to_string()))
                 .unwrap_or_default(),
             baud: self.baud.or(base.map(|p| p.baud)).unwrap_or(115_200),
+            rate_hz: self
+                .rate_hz
+                .or(base.map(|p| f64::from(p.rate_hz)))
+                .unwrap_or(100.0),
+            boot_position: base.and_then(|p| Some(counts_to_axis(p.boot_counts?, p.bits))),
+            resets_on_open: self
+                .resets_on_open
+                .or(base.map(|p| p.resets_on_open))
+                .unwrap_or(false),
+            firmware_window: self
+                .firmware_limits_counts
+                .map(|[low, high]| (low, high))
+                .or(base.and_then(|p| p.firmware_limits_counts))
+                .map(|(low, high)| {
+                    let bits = self.bits.or(base.map(|p| p.bits)).unwrap_or(16);
+                    (counts_to_axis(low, bits), counts_to_axis(high, bits))
+                }),
+        })
+    }
+
+    /// The frame length the serial budget counts, or the problem with the template.
+    fn frame_bytes(&self, resolved: &ResolvedOutput) -> Result<usize, String> {
+        Ok(match resolved.kind {
+            FrameKind::KnaufinatorBinary => Encoder::KNAUFINATOR_FRAME_BYTES,
+            FrameKind::Motion4SimPosition => Encoder::M4S_POSITION_FRAME_BYTES,
+            FrameKind::Template => {
+                TemplateEncoder::new(&resolved.template, resolved.bits, resolved.format)
+                    .map_err(|e| e.to_string())?
+                    .max_frame_len()
+            }
+        })
+    }
+
+    /// The rate and serial-budget problems of this output on a loop at `loop_hz`.
+    fn validate_rate(&self, field: &str, loop_hz: u32, report: &mut Report) {
+        let Ok(resolved) = self.resolve() else {
+            return;
+        };
+        let loop_hz = f64::from(loop_hz);
+        if !(resolved.rate_hz.is_finite() && resolved.rate_hz >= 1.0) {
+            return;
+        }
+        if resolved.rate_hz > loop_hz {
+            report.problem(
+                format!("{field}.rate_hz"),
+                format!(
+                    "{} Hz is above the loop's {loop_hz} Hz: rigd sends at most one frame per tick, so the controller would get {loop_hz} frames/s, not {}",
+                    resolved.rate_hz, resolved.rate_hz
+                ),
+                format!(
+                    "lower rate_hz to {loop_hz} or less, or raise [loop] rate_hz to {} (it must stay within 100..=2000)",
+                    resolved.rate_hz.ceil()
+                ),
+            );
+            return;
+        }
+        let Ok(frame_bytes) = self.frame_bytes(&resolved) else {
+            return;
+        };
+        if self.serial_port.is_none() || resolved.baud == 0 {
+            return;
+        }
+        let rate_hz = real_rate_hz(loop_hz, resolved.rate_hz);
+        let budget = SerialBudget {
+            frame_bytes,
+            rate_hz,
+            baud: resolved.baud,
+            bits_per_byte: self.bits_per_byte(),
+        };
+        if !budget.fits() {
+            report.problem(
+                format!("{field}.rate_hz"),
+                format!(
+                    "{frame_bytes}-byte frames at {rate_hz} Hz need {:.0} % of {} baud (the limit is 80 %)",
+                    budget.line_share() * 100.0,
+                    resolved.baud
+                ),
+                format!(
+                    "lower rate_hz to at most {:.0}, or raise the controller's baud",
+                    budget.max_allowed_rate_hz().floor()
+                ),
+            );
+        }
+    }
+
+    /// A warning when this output's baud overrides its preset firmware's speed.
+    fn baud_warning(&self, field: &str) -> Option<String> {
+        let firmware = preset(self.preset.as_deref()?)?;
+        let baud = self.baud?;
+        (self.custom_firmware_baud && baud != firmware.baud).then(|| {
+            format!(
+                "{field}.baud: {baud} overrides the {} firmware's {} baud (custom_firmware_baud = true); the board must have been built for {baud}, or it reads nothing rigd sends",
+                firmware.name, firmware.baud
+            )
         })
     }
 
@@ -626,6 +768,33 @@ fn positive(report: &mut Report, field: String, value: f64, what: &str) {
     }
 }
 
+impl MotionConfig {
+    /// The problems of every output's rate on a loop at `loop_hz` (a rate above it, a serial
+    /// budget that does not fit the rate rigd really sends at); `field` is `motion`.
+    pub fn validate_rates(&self, field: &str, loop_hz: u32, report: &mut Report) {
+        for (i, platform) in self.platforms.iter().enumerate() {
+            for (j, output) in platform.outputs.iter().enumerate() {
+                output.validate_rate(
+                    &format!("{field}.platforms[{i}].outputs[{j}]"),
+                    loop_hz,
+                    report,
+                );
+            }
+        }
+    }
+
+    /// What is valid but deliberate and worth saying (a baud that overrides its firmware's).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, platform) in self.platforms.iter().enumerate() {
+            for (j, output) in platform.outputs.iter().enumerate() {
+                out.extend(output.baud_warning(&format!("motion.platforms[{i}].outputs[{j}]")));
+            }
+        }
+        out
+    }
+}
+
 impl Validate for MotionConfig {
     fn validate(&self, field: &str, report: &mut Report) {
         for (i, platform) in self.platforms.iter().enumerate() {
@@ -689,6 +858,11 @@ impl Validate for PlatformConfig {
             self.actuators.margin_percent,
             0.0..=50.0,
         );
+        report.check_range(
+            &format!("{actuators}.homing_speed_percent"),
+            self.actuators.homing_speed_percent,
+            1.0..=100.0,
+        );
         if self.actuators.reverse.len() > self.geometry.actuator_count() {
             report.problem(
                 format!("{actuators}.reverse"),
@@ -735,6 +909,24 @@ impl Validate for PlatformConfig {
 }
 
 impl PlatformConfig {
+    /// The actuator limits in SI units with the usable travel inside every output's firmware
+    /// window: `min(1 - margin, window x (1 - margin))` of the half travel, where the window
+    /// is the narrower side of the firmware's clip limits as axis values. `None` when the
+    /// actuator keys are missing.
+    pub fn limits(&self) -> Option<ActuatorLimits> {
+        let mut limits = self.actuators.limits(self.geometry.is_rotary())?;
+        let keep = 1.0 - self.actuators.margin_percent / 100.0;
+        for output in &self.outputs {
+            if let Some((low, high)) = output.resolve().ok().and_then(|r| r.firmware_window) {
+                let window = (-low).min(high).clamp(0.0, 1.0);
+                limits.usable_half_travel = limits
+                    .usable_half_travel
+                    .min(limits.half_travel * window * keep);
+            }
+        }
+        Some(limits)
+    }
+
     /// Actuators (0-based) that no output's frame carries. Empty when the platform has no
     /// outputs or an output is invalid (that output's own problem is reported instead).
     fn actuators_in_no_frame(&self) -> Vec<usize> {
@@ -826,12 +1018,14 @@ impl Validate for OutputConfig {
             }
             (Some(_), None) => {}
         }
-        if !(self.rate_hz.is_finite() && (1.0..=2000.0).contains(&self.rate_hz)) {
-            report.problem(
-                format!("{field}.rate_hz"),
-                format!("{} is outside 1 ..= 2000 Hz", self.rate_hz),
-                "set rate_hz to the controller's update rate, e.g. 100",
-            );
+        if let Some(rate_hz) = self.rate_hz {
+            if !(rate_hz.is_finite() && (1.0..=2000.0).contains(&rate_hz)) {
+                report.problem(
+                    format!("{field}.rate_hz"),
+                    format!("{rate_hz} is outside 1 ..= 2000 Hz"),
+                    "set rate_hz to the controller's update rate, e.g. 100",
+                );
+            }
         }
         report.check_range(&format!("{field}.data_bits"), self.data_bits, 5..=8);
         report.check_range(&format!("{field}.stop_bits"), self.stop_bits, 1..=2);
@@ -849,40 +1043,30 @@ impl Validate for OutputConfig {
                 return;
             }
         };
-        let frame_bytes = match resolved.kind {
-            FrameKind::KnaufinatorBinary => Encoder::KNAUFINATOR_FRAME_BYTES,
-            FrameKind::Motion4SimPosition => Encoder::M4S_POSITION_FRAME_BYTES,
-            FrameKind::Template => {
-                match TemplateEncoder::new(&resolved.template, resolved.bits, resolved.format) {
-                    Ok(t) => t.max_frame_len(),
-                    Err(e) => {
-                        report.problem(
-                            format!("{field}.template"),
-                            e.to_string(),
-                            "fix the template or bits as the message says",
-                        );
-                        return;
-                    }
-                }
-            }
-        };
-        if self.serial_port.is_some() && resolved.baud > 0 {
-            let budget = SerialBudget {
-                frame_bytes,
-                rate_hz: self.rate_hz,
-                baud: resolved.baud,
-                bits_per_byte: self.bits_per_byte(),
-            };
-            if !budget.fits() {
+        if let Err(message) = self.frame_bytes(&resolved) {
+            report.problem(
+                format!("{field}.template"),
+                message,
+                "fix the template or bits as the message says",
+            );
+        }
+        if let (Some(name), Some(baud)) = (&self.preset, self.baud) {
+            let firmware = preset(name).map_or(baud, |p| p.baud);
+            if baud != firmware && !self.custom_firmware_baud {
                 report.problem(
-                    format!("{field}.rate_hz"),
-                    format!(
-                        "{frame_bytes}-byte frames at {} Hz need {:.0} % of {} baud (the limit is 80 %)",
-                        self.rate_hz,
-                        budget.line_share() * 100.0,
-                        resolved.baud
-                    ),
-                    format!("lower rate_hz to at most {:.0}, or raise the controller's baud", budget.max_allowed_rate_hz().floor()),
+                    format!("{field}.baud"),
+                    format!("{baud} is not the {name} firmware's {firmware} baud: the board listens only at the speed its firmware was built for"),
+                    format!("remove baud (rigd then uses {firmware}), or, if the board's firmware was built for {baud}, add custom_firmware_baud = true"),
+                );
+            }
+        }
+        if let Some([low, high]) = self.firmware_limits_counts {
+            let max = (1u64 << resolved.bits.clamp(MIN_BITS, MAX_BITS)) - 1;
+            if !(low < high && u64::from(high) <= max) {
+                report.problem(
+                    format!("{field}.firmware_limits_counts"),
+                    format!("[{low}, {high}] is not a window inside 0..={max}"),
+                    "give the board's clip limits as [low, high] with low < high, e.g. [100, 923] for a stock SMC3",
                 );
             }
         }
@@ -1002,5 +1186,122 @@ serial_port = "/dev/ttyUSB0"
             p.message
         );
         assert!(p.fix.contains("at most 555"), "{}", p.fix);
+    }
+
+    const SEAT: &str = r#"
+[[motion.platforms]]
+name = "seat"
+[motion.platforms.geometry]
+layout = "vertical"
+actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
+crank_radius_m = 0.10
+[motion.platforms.actuators]
+range_deg = 60.0
+max_speed_deg_per_s = 120.0
+max_accel_deg_per_s2 = 1200.0
+[[motion.platforms.outputs]]
+preset = "smc3"
+serial_port = "/dev/ttyUSB0"
+"#;
+
+    #[test]
+    fn an_output_rate_above_the_loop_rate_is_refused_with_both_fixes() {
+        let problems = crate::parse(&format!("{SEAT}rate_hz = 2000.0\n"), "seat.toml").unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let p = &problems[0];
+        assert_eq!(p.field, "motion.platforms[0].outputs[0].rate_hz");
+        assert!(
+            p.message.contains("above the loop's 1000 Hz"),
+            "{}",
+            p.message
+        );
+        assert!(
+            p.fix.contains("lower rate_hz to 1000") && p.fix.contains("[loop] rate_hz to 2000"),
+            "{}",
+            p.fix
+        );
+        // With the loop raised to 2000 Hz the same output is fine (15 B x 2000 Hz = 60 %).
+        let raised = format!("[loop]\nrate_hz = 2000\n{SEAT}rate_hz = 2000.0\n");
+        crate::parse(&raised, "seat.toml").unwrap();
+    }
+
+    #[test]
+    fn the_budget_counts_the_rate_rigd_really_sends() {
+        // 700 Hz on a 1 kHz loop is one frame a tick: 1000 frames/s of 36 bytes do not fit
+        // 250000 baud, although 700 would (101 % < 144 %).
+        let problems =
+            crate::parse(&format!("{HEXAPOD}rate_hz = 700.0\n"), "m4s.toml").unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].message.contains("at 1000 Hz need 144 %"),
+            "{}",
+            problems[0].message
+        );
+        assert_eq!(real_rate_hz(1000.0, 700.0), 1000.0);
+        assert_eq!(real_rate_hz(1000.0, 300.0), 1000.0 / 3.0);
+    }
+
+    #[test]
+    fn a_preset_baud_differs_only_on_purpose() {
+        let problems = crate::parse(&format!("{SEAT}baud = 115200\n"), "seat.toml").unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let p = &problems[0];
+        assert_eq!(p.field, "motion.platforms[0].outputs[0].baud");
+        assert!(
+            p.message
+                .contains("115200 is not the smc3 firmware's 500000 baud"),
+            "{}",
+            p.message
+        );
+        assert!(p.fix.contains("custom_firmware_baud = true"), "{}", p.fix);
+        let deliberate = format!("{SEAT}baud = 250000\ncustom_firmware_baud = true\n");
+        let config = crate::parse(&deliberate, "seat.toml").unwrap();
+        let warnings = config.motion.warnings();
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].contains("250000 overrides the smc3 firmware's 500000 baud"),
+            "{}",
+            warnings[0]
+        );
+        assert_eq!(
+            config.motion.platforms[0].outputs[0]
+                .resolve()
+                .unwrap()
+                .baud,
+            250_000
+        );
+    }
+
+    #[test]
+    fn the_margins_sit_inside_the_firmware_window() {
+        let config = crate::parse(SEAT, "seat.toml").unwrap();
+        let platform = &config.motion.platforms[0];
+        let limits = platform.limits().unwrap();
+        // SMC3 clips at 100 of 0..1023: -411/511 of the half travel, less 5 %.
+        let expected = 60f64.to_radians() * (411.0 / 511.0) * 0.95;
+        assert!((limits.usable_half_travel - expected).abs() < 1e-12);
+        let low = rig_protocols::motion::axis_to_counts(-expected / limits.half_travel, 10);
+        let high = rig_protocols::motion::axis_to_counts(expected / limits.half_travel, 10);
+        assert!(low >= 100 && high <= 923, "{low}..{high}");
+        // A board whose limits were widened: the window follows the config.
+        let wide = crate::parse(
+            &format!("{SEAT}firmware_limits_counts = [23, 1000]\n"),
+            "seat.toml",
+        )
+        .unwrap();
+        let wide = wide.motion.platforms[0].limits().unwrap();
+        assert!(wide.usable_half_travel > limits.usable_half_travel);
+        let resolved = platform.outputs[0].resolve().unwrap();
+        assert_eq!(resolved.boot_position, Some(1.0 / 512.0));
+        assert!(resolved.resets_on_open);
+        let bad = crate::parse(
+            &format!("{SEAT}firmware_limits_counts = [900, 100]\n"),
+            "seat.toml",
+        )
+        .unwrap_err();
+        assert_eq!(
+            bad[0].field,
+            "motion.platforms[0].outputs[0].firmware_limits_counts"
+        );
     }
 }

@@ -6,7 +6,10 @@ use std::path::Path;
 
 /// Checks the file at `path`; prints `FILE: ok` when it is valid.
 pub fn check_config(path: &Path) -> Result<(), rig_config::ConfigError> {
-    crate::runtime::config_load::load_config(Some(path))?;
+    let config = crate::runtime::config_load::load_config(Some(path))?;
     println!("{}: ok", path.display());
+    for warning in config.motion.warnings() {
+        println!("{}: warning: {warning}", path.display());
+    }
     Ok(())
 }

@@ -3,9 +3,12 @@
 //! and UDP writer threads) and the RT stage that ties them to the 1 kHz loop.
 //!
 //! [`stages`] builds one [`stage::MotionStage`] per `[[motion.platforms]]` (off the RT
-//! thread: it allocates, spawns the writers and installs the [`panic_park`] hook).
+//! thread: it allocates, spawns the writers and installs the [`panic_park`] hook), registers
+//! each stage's hold slot with the session's [`hold::MotionHolds`] and logs the config's
+//! deliberate deviations (a baud overriding the firmware's) once.
 
 pub mod cueing;
+pub mod hold;
 pub mod kinematics;
 pub mod panic_park;
 pub mod safety;
@@ -18,12 +21,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
-use rig_config::motion::{GeometryConfig, PlatformConfig};
+use rig_config::motion::{ticks_per_frame, GeometryConfig, PlatformConfig};
 use rig_config::Config;
 use rig_protocols::motion::{parse_escapes, Encoder, FrameKind, TemplateEncoder};
 
 use crate::rt::handoff::latest_value;
 use crate::rt::stage::RtStage;
+use hold::MotionHolds;
 use kinematics::{PlanarDrive, Platform, RotaryStewart, StewartGeometry, MAX_ACTUATORS};
 use panic_park::PanicPark;
 use stage::{MotionStage, OutputPort};
@@ -93,15 +97,12 @@ pub fn platform_stage(
     panic_park: &Arc<PanicPark>,
 ) -> Result<MotionStage> {
     let platform = platform_from_config(&config.geometry)?;
-    let limits = config
-        .actuators
-        .limits(config.geometry.is_rotary())
-        .ok_or_else(|| {
-            anyhow!(
-                "motion platform `{}`: actuator limits missing (run `rigd check-config`)",
-                config.name
-            )
-        })?;
+    let limits = config.limits().ok_or_else(|| {
+        anyhow!(
+            "motion platform `{}`: actuator limits missing (run `rigd check-config`)",
+            config.name
+        )
+    })?;
     let count = platform.actuator_count();
     let mut reverse = [false; MAX_ACTUATORS];
     for (slot, r) in reverse.iter_mut().zip(&config.actuators.reverse) {
@@ -152,7 +153,7 @@ pub fn platform_stage(
                 ))
             }
         };
-        let every_ticks = (tick_hz / out.rate_hz).round().max(1.0) as u32;
+        let every_ticks = ticks_per_frame(tick_hz, resolved.rate_hz);
         let setup = WriterSetup {
             name: name.clone(),
             target,
@@ -168,6 +169,9 @@ pub fn platform_stage(
             limits,
             count,
             reverse,
+            boot_position: resolved.boot_position,
+            // Only opening a serial port resets a board (DTR); a UDP link resets nothing.
+            resets_on_open: resolved.resets_on_open && out.serial_port.is_some(),
             watchdog: Duration::from_millis(u64::from(config.safety.writer_watchdog_ms)),
         };
         let (producer, consumer) = rtrb::RingBuffer::new(RING_CAPACITY);
@@ -202,15 +206,26 @@ pub fn platform_stage(
 
 /// One RT stage per configured motion platform (none when `[motion]` has no platforms); their
 /// writers park on a panic through `panic_park`, whose hook is installed here (once).
-pub fn stages(config: &Config, panic_park: &Arc<PanicPark>) -> Result<Vec<Box<dyn RtStage>>> {
+pub fn stages(
+    config: &Config,
+    panic_park: &Arc<PanicPark>,
+    holds: &MotionHolds,
+) -> Result<Vec<Box<dyn RtStage>>> {
     if config.motion.platforms.is_empty() {
         return Ok(Vec::new());
+    }
+    for warning in config.motion.warnings() {
+        tracing::warn!("{warning}");
     }
     panic_park.hook_once();
     let tick_hz = f64::from(config.realtime.rate_hz);
     let mut out: Vec<Box<dyn RtStage>> = Vec::new();
     for platform in &config.motion.platforms {
-        out.push(Box::new(platform_stage(platform, tick_hz, panic_park)?));
+        let mut stage = platform_stage(platform, tick_hz, panic_park)?;
+        if let Some(reader) = stage.take_hold_reader() {
+            holds.register(stage.name(), reader);
+        }
+        out.push(Box::new(stage));
     }
     Ok(out)
 }

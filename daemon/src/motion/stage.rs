@@ -7,6 +7,10 @@
 //! is stale; a position jump larger than `reset_jump_m` (or time going backwards) is a reset
 //! or teleport: the washout filters are reset and cues stay off for `reset_quiet_ms`.
 //!
+//! Every hold is said: a safe stop, stale data or the loss of every link begins a
+//! [`MotionHold`] with its cause, reaching Active again ends it; the stage publishes it through
+//! a wait-free slot on each change ([`super::hold`] reports it off the RT thread).
+//!
 //! Dropping the stage shuts its writers down and waits for them: each parks the platform at
 //! the actuator limits, sends its stop string and closes its port, so every exit path that
 //! drops the stages (SIGTERM, reload, fatal error) parks before the process goes on.
@@ -19,11 +23,12 @@ use rig_config::motion::{ActuatorLimits, PlatformConfig};
 use rig_protocols::Frame;
 
 use super::cueing::{CueInput, Washout};
+use super::hold::{HoldCause, MotionHold};
 use super::kinematics::{Platform, MAX_ACTUATORS};
 use super::safety::{SafetyMachine, SafetyState, SafetyTimeouts, Target, TickFacts};
 use super::tracker::Tracker;
 use super::writer::{OutputCommand, WriterStatus};
-use crate::rt::handoff::LatestReader;
+use crate::rt::handoff::{latest_value, LatestReader, LatestWriter};
 use crate::rt::stage::{RtStage, StopReason};
 
 /// The RT side of one output.
@@ -71,6 +76,9 @@ pub struct MotionStage {
     last_position_m: [f64; 3],
     seen_frame: bool,
     stopped: bool,
+    hold: MotionHold,
+    hold_slot: LatestWriter<MotionHold>,
+    hold_reader: Option<LatestReader<MotionHold>>,
 }
 
 impl std::fmt::Debug for MotionStage {
@@ -99,6 +107,7 @@ impl MotionStage {
         let park = Tracker::park_position(&limits);
         let count = platform.actuator_count();
         let stale_after = ticks(f64::from(s.stale_after_ms));
+        let (hold_slot, hold_reader) = latest_value(MotionHold::default());
         MotionStage {
             name: config.name.clone(),
             platform,
@@ -125,6 +134,28 @@ impl MotionStage {
             last_position_m: [0.0; 3],
             seen_frame: false,
             stopped: false,
+            hold: MotionHold::default(),
+            hold_slot,
+            hold_reader: Some(hold_reader),
+        }
+    }
+
+    /// The reading end of the stage's hold slot (once; the health thread reports from it).
+    pub fn take_hold_reader(&mut self) -> Option<LatestReader<MotionHold>> {
+        self.hold_reader.take()
+    }
+
+    /// The platform's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Publishes the hold when `update` changed it (RT-safe: a wait-free slot).
+    fn update_hold(&mut self, update: impl FnOnce(&mut MotionHold)) {
+        let before = self.hold;
+        update(&mut self.hold);
+        if self.hold != before {
+            self.hold_slot.write(self.hold);
         }
     }
 
@@ -256,15 +287,29 @@ impl RtStage for MotionStage {
             // Cues start from neutral, not from whatever the washout saw while raising.
             self.washout.reset();
         }
+        self.update_hold(|hold| {
+            hold.state = state;
+            match (before, state) {
+                (SafetyState::Active, SafetyState::Holding) => hold.begin(HoldCause::StaleData),
+                (SafetyState::Connecting, SafetyState::Connecting) => {}
+                (_, SafetyState::Connecting) => hold.begin(HoldCause::LinkDown),
+                (_, SafetyState::Active) => hold.rejoin(),
+                _ => {}
+            }
+        });
         if state != SafetyState::Connecting {
             self.publish(false);
         }
     }
 
-    fn safe_stop(&mut self, _reason: StopReason) {
+    fn safe_stop(&mut self, reason: StopReason) {
         if self.stopped {
             return;
         }
+        self.update_hold(|hold| {
+            hold.state = SafetyState::Parking;
+            hold.begin(HoldCause::Stop(reason));
+        });
         // Every reason parks: the writer owns the ramp from the last command, at the
         // actuator limits, so it completes even when the RT loop stops right after this.
         self.stopped = true;

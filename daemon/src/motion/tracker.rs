@@ -174,6 +174,7 @@ mod tests {
             max_speed: V_MAX,
             max_accel: A_MAX,
             park_position: -1.0,
+            homing_speed: 0.02,
         }
     }
 

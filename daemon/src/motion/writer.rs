@@ -13,15 +13,22 @@
 //! ```text
 //! Parked  --a live command-->  Joining --locked onto the command--> Following
 //! Following / Joining --park_now | watchdog | shutdown | panic--> Parking --at park--> Parked
-//! link back after a write error: Parking from the last position written (the controller
-//! holds it), unless that is the park position already
+//! every open: Parking from where the controller is (see below), unless that is the park
+//! position already
 //! ```
+//! Where the controller is after an open: a board that resets on open (SMC3's Uno) is at its
+//! firmware's boot position (SMC3: every target 512, the rig drove to centre during the
+//! post-open wait); one that does not holds the last position written, and on the first open
+//! its boot position. When neither is known (no boot position in the preset) the writer
+//! assumes the park position and moves at the homing speed (`homing_speed_percent`) until
+//! it is parked or locked onto the live command, so a wrong guess moves the rig slowly.
 //! - Following: every command's position goes out as it is (the stage's tracker already
 //!   keeps every limit).
 //! - Parking: the writer's own [`Tracker`] ramps from the last written state to the park
 //!   position at the actuator limits, stepping at the loop's `dt` (`every_ticks` sub-steps per
 //!   frame, so the ramp is the same trajectory the RT stage would have commanded), even when
-//!   the RT loop has stopped.
+//!   the RT loop has stopped; its frames go out on an absolute schedule at the output's rate
+//!   (a late wake-up sends the frames due at once), so the park takes the time it should.
 //! - Joining (the writer's "Raising"): the tracker follows the live command as a moving target
 //!   (position and velocity) at the actuator limits until it sits on it, then hands over to
 //!   Following. Motion therefore never resumes on a controller without a ramp from where it is.
@@ -136,6 +143,10 @@ pub struct WriterSetup {
     pub count: usize,
     /// Per-actuator direction reversal.
     pub reverse: [bool; MAX_ACTUATORS],
+    /// The board's targets after boot, axis values (`None`: unknown, move at homing speed).
+    pub boot_position: Option<f64>,
+    /// Opening the port resets the board to `boot_position`.
+    pub resets_on_open: bool,
     /// Park on its own after this long without commands.
     pub watchdog: Duration,
 }
@@ -237,6 +248,10 @@ struct Writer {
     /// The pose of the last frame (pose frames; the Newton guess for the next one).
     pose: Pose,
     counted_unparked: bool,
+    /// The port was opened before (a board that does not reset holds the last position).
+    opened_before: bool,
+    /// Moving from an assumed position: the tracker's top speed is the homing speed.
+    homing: bool,
 }
 
 /// Largest position difference, in units of the half travel, at which a joining writer counts
@@ -259,6 +274,8 @@ pub fn run_writer(setup: WriterSetup, ends: WriterEnds) {
         tracker,
         pose: Pose::NEUTRAL,
         counted_unparked: false,
+        opened_before: false,
+        homing: false,
     };
     writer.run();
     writer.set_mode(WriterMode::Parked);
@@ -302,6 +319,14 @@ impl Writer {
     }
 
     fn set_mode(&mut self, mode: WriterMode) {
+        // Homing ends where the controller's position is known again: locked onto the live
+        // command, or at park after a move there.
+        let arrived = mode == WriterMode::Following
+            || (mode == WriterMode::Parked && self.status.mode == WriterMode::Parking);
+        if self.homing && arrived {
+            self.homing = false;
+            self.tracker.limits.max_speed = self.setup.limits.max_speed;
+        }
         self.status.mode = mode;
         let parked = mode == WriterMode::Parked;
         if parked == self.counted_unparked {
@@ -366,10 +391,10 @@ impl Writer {
             }
             // Commands queued while the link was down are old news.
             while self.ends.commands.pop().is_ok() {}
-            // The controller holds the last position it was sent: start from there, at rest,
-            // and park before anything else unless it is parked already. Never carry on
-            // Following: the live command may have moved anywhere while the link was down.
-            self.tracker.velocity = [0.0; MAX_ACTUATORS];
+            // Start from where the controller is, at rest, and park before anything else
+            // unless it is parked already. Never carry on Following: the live command may
+            // have moved anywhere while the link was down.
+            self.start_from_controller();
             if self.tracker.reached(&self.park, 1e-9) {
                 self.set_mode(WriterMode::Parked);
             } else {
@@ -395,6 +420,31 @@ impl Writer {
                         return;
                     }
                 }
+            }
+        }
+    }
+
+    /// Puts the tracker where the controller is after an open (module docs), at rest.
+    fn start_from_controller(&mut self) {
+        let boot = if self.setup.resets_on_open || !self.opened_before {
+            self.setup.boot_position
+        } else {
+            // A board that keeps running holds the last position written.
+            Some(f64::NAN)
+        };
+        self.opened_before = true;
+        self.tracker.velocity = [0.0; MAX_ACTUATORS];
+        match boot {
+            Some(axis) if axis.is_finite() => {
+                for i in 0..self.setup.count {
+                    let p = axis * self.setup.limits.half_travel;
+                    self.tracker.position[i] = if self.setup.reverse[i] { -p } else { p };
+                }
+            }
+            Some(_) => {}
+            None => {
+                self.homing = true;
+                self.tracker.limits.max_speed = self.setup.limits.homing_speed;
             }
         }
     }
@@ -488,7 +538,9 @@ impl Writer {
                 self.set_mode(WriterMode::Parking);
                 next_park_frame = Instant::now();
             }
-            if self.status.mode == WriterMode::Parking && Instant::now() >= next_park_frame {
+            // Every park frame due goes out (a late wake-up sends those it missed at once), so
+            // the ramp keeps the output's rate and takes the time it was planned to.
+            while self.status.mode == WriterMode::Parking && Instant::now() >= next_park_frame {
                 let parked = self.park_step();
                 let position = self.tracker.position;
                 if let Err(e) = self.send(link, &position) {
@@ -499,7 +551,8 @@ impl Writer {
                     self.set_mode(WriterMode::Parked);
                 }
                 self.publish();
-            } else if self.shutting_down() && self.parked() {
+            }
+            if self.shutting_down() && self.parked() {
                 return StreamEnd::Shutdown;
             }
             std::thread::sleep(Duration::from_micros(500));
@@ -521,6 +574,7 @@ mod tests {
             max_speed: 0.2,
             max_accel: 2.0,
             park_position: -1.0,
+            homing_speed: 0.02,
         }
     }
 

@@ -45,6 +45,7 @@ use crate::ffb::hold_log::HoldLog;
 use crate::ffb::FfbLink;
 use crate::input::{self, PlayerInputs};
 use crate::logging::NoticeFeed;
+use crate::motion::hold::MotionHolds;
 use crate::motion::panic_park::PanicPark;
 use crate::rt::clock;
 use crate::rt::handoff::LatestReader;
@@ -117,6 +118,8 @@ struct Session {
     config: Config,
     /// The session's FFB link (the health thread reports its holds).
     ffb: Arc<FfbLink>,
+    /// The session's motion platforms' holds (the health thread reports them).
+    motion: Arc<MotionHolds>,
     rt: RtThread,
     inputs: PlayerInputs,
 }
@@ -177,6 +180,7 @@ fn start_session(
         },
     };
     let ffb = links.ffb.clone();
+    let motion = links.motion.clone();
     let parts = LoopParts {
         sim,
         stages,
@@ -200,6 +204,7 @@ fn start_session(
         Session {
             config,
             ffb,
+            motion,
             rt,
             inputs,
         },
@@ -448,6 +453,8 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 status_text(&status_reader.read(), mode, wakes / since_report.max(1e-3))
             };
             last_heartbeat = heartbeat;
+            // The motion platforms' states and hold counters ride on the health line too.
+            let status = format!("{status}{}", session.motion.status());
             if health_log.at_info(Instant::now(), (stalled, mode)) {
                 tracing::info!("loop health: {status}");
             } else {
@@ -457,6 +464,13 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 tracing::warn!("{line}");
             }
             if let Some(line) = hold_log.next_line(&session.ffb) {
+                if line.warning {
+                    tracing::warn!("{}", line.text);
+                } else {
+                    tracing::info!("{}", line.text);
+                }
+            }
+            for line in session.motion.lines() {
                 if line.warning {
                     tracing::warn!("{}", line.text);
                 } else {
@@ -483,11 +497,9 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
             ));
             report_telemetry(&mut telemetry_log, &telemetry);
             if let Some(display) = &display {
-                display.show(
-                    options.notices.latest(),
-                    telemetry_out::report::destination_lines(&telemetry),
-                    Some(driver),
-                );
+                let mut lines = session.motion.status_lines();
+                lines.extend(telemetry_out::report::destination_lines(&telemetry));
+                display.show(options.notices.latest(), lines, Some(driver));
             }
         }
         if session.rt_finished() {

@@ -3,13 +3,14 @@
 //! module-level static, so sessions and tests in one process never share it by accident).
 //!
 //! Per session: the FFB link (rim motion, e-stop latch, device and FFB status) and the
-//! gamepad rumble link. Per run, handed to each of its sessions: the telemetry counters (a
+//! gamepad rumble link, the motion platforms' hold slots. Per run, handed to each of its sessions: the telemetry counters (a
 //! reload's sender continues them) and the park-on-panic state of the motion writers.
 
 use std::sync::Arc;
 
 use crate::ffb::FfbLink;
 use crate::input::rumble::RumbleLink;
+use crate::motion::hold::MotionHolds;
 use crate::motion::panic_park::PanicPark;
 use crate::telemetry_out::TelemetryCounters;
 
@@ -24,6 +25,8 @@ pub struct SessionLinks {
     pub telemetry: Arc<TelemetryCounters>,
     /// The run's park-on-panic state of the motion writers.
     pub panic_park: Arc<PanicPark>,
+    /// The motion platforms' holds (health thread: log, `STATUS=`, dashboard).
+    pub motion: Arc<MotionHolds>,
 }
 
 impl SessionLinks {
@@ -35,6 +38,7 @@ impl SessionLinks {
             rumble: Arc::new(RumbleLink::default()),
             telemetry,
             panic_park,
+            motion: Arc::default(),
         }
     }
 

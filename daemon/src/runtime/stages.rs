@@ -21,7 +21,11 @@ pub fn build_output_stages(config: &Config, links: &SessionLinks) -> Result<Vec<
     let mut stages: Vec<Box<dyn RtStage>> = Vec::new();
 
     stages.extend(crate::telemetry_out::stages(config, &links.telemetry)?);
-    stages.extend(crate::motion::stages(config, &links.panic_park)?);
+    stages.extend(crate::motion::stages(
+        config,
+        &links.panic_park,
+        &links.motion,
+    )?);
     if let Some(rumble) = crate::input::rumble::stage(&config.devices, &links.rumble) {
         stages.push(Box::new(rumble));
     }

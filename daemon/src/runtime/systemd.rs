@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::rt_loop::LoopShared;
+use super::rt_loop::{Command, LoopShared};
 use crate::rt::clock::sleep_between_ticks;
 
 /// Sends notifications to the service manager.
@@ -69,7 +69,8 @@ pub fn watchdog_interval() -> Option<Duration> {
 
 /// The thread that watches the RT heartbeat: pets systemd (`WATCHDOG=1`) at half the
 /// watchdog interval while the heartbeat advances, stops petting once it has not advanced
-/// for `stall_timeout`, and logs each stall and recovery.
+/// for `stall_timeout`, and logs each stall and recovery. While a stop or reload is in
+/// progress ([`Command`] not `Run`) the loop has returned on purpose: no stall is said.
 #[derive(Debug)]
 pub struct Watchdog {
     stop: Arc<AtomicBool>,
@@ -101,7 +102,9 @@ impl Watchdog {
                 while !stop_flag.load(Ordering::Relaxed) {
                     sleep_between_ticks(check_every, tick_period_ns);
                     let beat = shared.heartbeat.load(Ordering::Relaxed);
-                    if beat != last_beat {
+                    // A stop or reload in progress (the loop has returned, the outputs park)
+                    // is no stall: the heartbeat counts as advancing until it is over.
+                    if beat != last_beat || shared.command() != Command::Run {
                         last_beat = beat;
                         last_advance = Instant::now();
                         if stalled {

@@ -16,5 +16,5 @@ pub mod template;
 pub use budget::{line_bits_per_byte, Parity, SerialBudget};
 pub use encoder::{Encoder, FrameBuffer, FrameKind, FrameValues, MAX_FRAME_BYTES};
 pub use presets::{preset, Preset, PRESET_NAMES};
-pub use scaling::{axis_to_counts, MAX_BITS, MIN_BITS};
+pub use scaling::{axis_to_counts, counts_to_axis, MAX_BITS, MIN_BITS};
 pub use template::{parse_escapes, NumberFormat, TemplateEncoder, TemplateError, MAX_AXES};

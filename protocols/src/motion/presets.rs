@@ -1,6 +1,12 @@
 //! Built-in controller presets: template, bit depth, number format, baud rate, start and stop
 //! strings of the DIY controllers documented in the motion reference (section 1.2), so a user
-//! writes `preset = "smc3"` instead of retyping a SimTools interface setting.
+//! writes `preset = "smc3"` instead of retyping a SimTools interface setting; and what rigd must
+//! know about the board to start from where the rig really is: where its targets sit after boot
+//! ([`Preset::boot_counts`]), whether opening the port resets it ([`Preset::resets_on_open`]),
+//! and the target window its firmware clips to ([`Preset::firmware_limits_counts`]).
+//!
+//! Each preset's comment cites where its baud, default rate and limits come from; where the
+//! source publishes no value the comment says so and what rigd uses instead.
 
 use super::encoder::{Encoder, FrameKind};
 use super::template::{NumberFormat, TemplateEncoder};
@@ -18,6 +24,8 @@ pub struct Preset {
     pub format: NumberFormat,
     /// The firmware's serial speed, bit/s.
     pub baud: u32,
+    /// Frames per second rigd sends unless `rate_hz` says otherwise.
+    pub rate_hz: u32,
     /// Sent once after the port opened (escapes allowed).
     pub start: &'static str,
     /// Sent once after parking, before the port closes.
@@ -26,6 +34,15 @@ pub struct Preset {
     pub axes: usize,
     /// The kind of frame (most presets are templates).
     pub kind: FrameKind,
+    /// Every target after the board boots, in counts of `bits` (`None`: unknown to rigd, e.g.
+    /// a controller that homes or parks on its own; rigd then moves at the homing speed).
+    pub boot_counts: Option<u32>,
+    /// Opening the serial port resets the board (an Arduino whose USB bridge pulses RESET on
+    /// DTR): after every open its targets are at [`Self::boot_counts`].
+    pub resets_on_open: bool,
+    /// The target window the firmware clips to by default, counts `(low, high)`; rigd keeps
+    /// its margins inside it. `None`: the firmware takes the whole range.
+    pub firmware_limits_counts: Option<(u32, u32)>,
 }
 
 impl Preset {
@@ -45,123 +62,160 @@ impl Preset {
     }
 }
 
+/// A template preset of a board that does not reset on open, whose start position rigd does
+/// not know and whose firmware takes the whole value range; the table sets the rest.
 const fn template(
     name: &'static str,
     template: &'static str,
     bits: u8,
-    format: NumberFormat,
     baud: u32,
+    rate_hz: u32,
     axes: usize,
 ) -> Preset {
     Preset {
         name,
         template,
         bits,
-        format,
+        format: NumberFormat::Binary,
         baud,
+        rate_hz,
         start: "",
         stop: "",
         axes,
         kind: FrameKind::Template,
+        boot_counts: None,
+        resets_on_open: false,
+        firmware_limits_counts: None,
     }
 }
 
-const PRESETS: [Preset; 9] = [
-    // SMC3 (Arduino Uno, 3 wiper motors): `[A hi lo]` per motor, 10-bit binary, 500000 8N1.
-    template(
-        "smc3",
-        "[A<Axis1a>][B<Axis2a>][C<Axis3a>]",
-        10,
-        NumberFormat::Binary,
-        500_000,
-        3,
-    ),
-    // eh-msc-4dof / cubexvr servoController (Arduino Mega + AASD-15A), 16-bit, 115200.
-    template(
-        "aasd15a_arduino",
-        "P4<Axis1a><Axis2a><Axis3a><Axis4a>!!",
-        16,
-        NumberFormat::Binary,
-        115_200,
-        4,
-    ),
-    // Motion4Sim direct mode: FF FF, 8 x 24-bit (two filler slots), LF CR: always 28 bytes.
+const PRESETS: [Preset; 11] = [
+    // SMC3 v0.7.0 (SimulatorMotorController/SMC3, SMC3.ino; Arduino Uno, 3 wiper motors):
+    // `[A hi lo]` per motor, 10-bit binary; `Serial.begin(500000)` (the `mode3` branch uses
+    // 250000: set baud and custom_firmware_baud for it); the README's SimTools setting sends every
+    // 10 ms (100 Hz). `Target1..3 = 512` at boot (the Uno resets when the port opens, so the
+    // rig drives to centre during the post-open wait); `InputClipMin/Max = 100/923`
+    // (changeable with `[S..]`..`[U..]` and `[sav]`).
+    Preset {
+        boot_counts: Some(512),
+        resets_on_open: true,
+        firmware_limits_counts: Some((100, 923)),
+        ..template(
+            "smc3",
+            "[A<Axis1a>][B<Axis2a>][C<Axis3a>]",
+            10,
+            500_000,
+            100,
+            3,
+        )
+    },
+    // eh-msc-4dof v3 / cubexvr servoController (Arduino Mega + AASD-15A): `P4` + 4 x 16-bit
+    // + `!!`, `Serial.begin(115200)`, FlyPT "2 ms" (500 Hz, 52 % of the line). At power-up it
+    // homes and parks at centre slowly; opening the port resets the Mega (and re-homes) unless
+    // the README's 10 uF RESET-GND capacitor is fitted (then set resets_on_open = false).
+    Preset {
+        boot_counts: Some(32767),
+        resets_on_open: true,
+        ..template(
+            "aasd15a_arduino",
+            "P4<Axis1a><Axis2a><Axis3a><Axis4a>!!",
+            16,
+            115_200,
+            500,
+            4,
+        )
+    },
+    // Motion4Sim direct mode (docs.motion4sim.com, direct-motion-mode): FF FF, 8 x 24-bit
+    // (two filler slots), LF CR: always 28 bytes, 250000 baud. No rate is published; rigd
+    // sends 100 Hz (SimTools' 10 ms; 500 Hz fits 56 % of the line). The controller parks and
+    // homes on its own (start position unknown to rigd).
     template(
         "motion4sim_direct",
         "<255><255><Axis1a><Axis2a><Axis3a><Axis4a><Axis5a><Axis6a>000000<10><13>",
         24,
-        NumberFormat::Binary,
         250_000,
+        100,
         6,
     ),
-    // Lebois / Sirnoname stepper sketch, 2 axes, 'P' + 16-bit words, 921600.
-    template(
-        "stepper_p2",
-        "P<Axis1a><Axis2a>",
-        16,
-        NumberFormat::Binary,
-        921_600,
-        2,
-    ),
-    // The same sketch family, 5-axis Mega variant with a 'T' header (11 bytes).
+    // Lebois / Sirnoname stepper sketch, 2 axes, 'P' + 16-bit words, 921600 (FlyPT setting
+    // in the sketch header). No rate is published: 100 Hz.
+    template("stepper_p2", "P<Axis1a><Axis2a>", 16, 921_600, 100, 2),
+    // The same sketch family, 5-axis Mega variant with a 'T' header (11 bytes), 921600; the
+    // SimHub preset (degul/SFX-100-T3D-L20A) gives no rate: 100 Hz.
     template(
         "stepper_t5",
         "T<Axis1a><Axis2a><Axis3a><Axis4a><Axis5a>",
         16,
-        NumberFormat::Binary,
         921_600,
+        100,
         5,
     ),
-    // knaufinator legacy text protocol: 12-bit decimal, comma separated, 'X' terminated.
-    template(
-        "knaufinator_text",
-        "<Axis1a>,<Axis2a>,<Axis3a>,<Axis4a>,<Axis5a>,<Axis6a>X",
-        12,
-        NumberFormat::Decimal,
-        115_200,
-        6,
-    ),
-    // knaufinator binary frame (AA 55, LE words, XOR).
+    // knaufinator legacy text protocol (knaufinator/Mini-6DOF README): 12-bit decimal, comma
+    // separated, 'X' terminated, 115200; SimTools' 10 ms (100 Hz, 26 % of the line).
     Preset {
-        name: "knaufinator_binary",
-        template: "",
-        bits: 12,
-        format: NumberFormat::Binary,
-        baud: 115_200,
-        start: "",
-        stop: "",
-        axes: 6,
-        kind: FrameKind::KnaufinatorBinary,
+        format: NumberFormat::Decimal,
+        ..template(
+            "knaufinator_text",
+            "<Axis1a>,<Axis2a>,<Axis3a>,<Axis4a>,<Axis5a>,<Axis6a>X",
+            12,
+            115_200,
+            100,
+            6,
+        )
     },
-    // Gabe-H ODrive hexapod via FlyPT: numbered axes, start `FF FF S`, stop `FF FF E`.
+    // knaufinator binary frame (Mini-6DOF README: AA 55, LE words, XOR; "up to 1000 Hz"),
+    // 115200 on a real UART carries at most 768 frames/s, so rigd sends 500 Hz (65 %).
     Preset {
-        name: "odrive_hexapod",
-        template: "<255><255>F1<Axis1a>2<Axis2a>3<Axis3a>4<Axis4a>5<Axis5a>6<Axis6a>!",
-        bits: 16,
-        format: NumberFormat::Binary,
-        baud: 115_200,
+        kind: FrameKind::KnaufinatorBinary,
+        ..template("knaufinator_binary", "", 12, 115_200, 500, 6)
+    },
+    // Gabe-H ODrive hexapod via FlyPT (Gabe-H/Simulator-Controller README): numbered axes,
+    // 115200, every 10 ms (100 Hz); start `FF FF S`, stop `FF FF E`.
+    Preset {
         start: "<255><255>S",
         stop: "<255><255>E",
-        axes: 6,
-        kind: FrameKind::Template,
+        ..template(
+            "odrive_hexapod",
+            "<255><255>F1<Axis1a>2<Axis2a>3<Axis3a>4<Axis4a>5<Axis5a>6<Axis6a>!",
+            16,
+            115_200,
+            100,
+            6,
+        )
     },
-    // Motion4Sim position mode: FC FC, pose floats (mm, deg), LF CR: always 36 bytes; the
-    // controller does the inverse kinematics.
+    // Motion4Sim position mode (docs.motion4sim.com, position-motion-mode): FC FC, pose floats
+    // (mm, deg), LF CR: always 36 bytes, 250000; no rate published: 100 Hz (14 % of the line).
     Preset {
-        name: "motion4sim_position",
-        template: "",
-        bits: 32,
-        format: NumberFormat::Binary,
-        baud: 250_000,
-        start: "",
-        stop: "",
-        axes: 6,
         kind: FrameKind::Motion4SimPosition,
+        ..template("motion4sim_position", "", 32, 250_000, 100, 6)
     },
+    // Thanos AMC1280USB (AASD-15A servos; layout as the rig builders' notes give it): FF FF,
+    // 8 x 16-bit big-endian (actuators 1..6, then slots 7 and 8 sent at centre), 0A 0D = 20
+    // bytes. A native USB device: no published baud (the line speed is not used on the
+    // wire), rigd opens it at 115200; it runs 2000 cycles/s and keeps its own limits, park
+    // position and park speed, so rigd knows neither its start position (homing speed) nor a
+    // clip window; 100 Hz by default.
+    template(
+        "thanos_amc1280usb",
+        "<255><255><Axis1a><Axis2a><Axis3a><Axis4a><Axis5a><Axis6a><Axis1b><Axis2b><10><13>",
+        16,
+        115_200,
+        100,
+        6,
+    ),
+    // The same controller's legacy frame: ASCII `AB` instead of FF FF, the rest unchanged.
+    template(
+        "thanos_amc1280usb_ab",
+        "AB<Axis1a><Axis2a><Axis3a><Axis4a><Axis5a><Axis6a><Axis1b><Axis2b><10><13>",
+        16,
+        115_200,
+        100,
+        6,
+    ),
 ];
 
 /// Names of every built-in preset (for error messages).
-pub const PRESET_NAMES: [&str; 9] = [
+pub const PRESET_NAMES: [&str; 11] = [
     "smc3",
     "aasd15a_arduino",
     "motion4sim_direct",
@@ -171,6 +225,8 @@ pub const PRESET_NAMES: [&str; 9] = [
     "knaufinator_binary",
     "odrive_hexapod",
     "motion4sim_position",
+    "thanos_amc1280usb",
+    "thanos_amc1280usb_ab",
 ];
 
 /// The preset called `name`.
@@ -239,5 +295,65 @@ mod tests {
             frame("knaufinator_text", &[0.0; 6]),
             b"2047,2047,2047,2047,2047,2047X"
         );
+    }
+
+    /// The Thanos AMC1280USB layout built by hand: header, eight big-endian 16-bit slots
+    /// (actuators 1..6, slots 7 and 8 at centre), LF CR.
+    fn thanos_frame(header: [u8; 2], axes: [u16; 6]) -> Vec<u8> {
+        let mut out = header.to_vec();
+        for value in axes.iter().chain(&[32767, 32767]) {
+            out.push((value >> 8) as u8);
+            out.push((value & 0xFF) as u8);
+        }
+        out.extend([0x0A, 0x0D]);
+        out
+    }
+
+    #[test]
+    fn thanos_frames_match_the_published_layout() {
+        let axes = [0.0, 1.0, -1.0, 0.5, -0.5, 0.25];
+        let counts = [32767, 65535, 0, 49151, 16384, 40959];
+        let modern = frame("thanos_amc1280usb", &axes);
+        assert_eq!(modern, thanos_frame([0xFF, 0xFF], counts));
+        assert_eq!(modern.len(), 20);
+        let legacy = frame("thanos_amc1280usb_ab", &axes);
+        assert_eq!(legacy, thanos_frame([b'A', b'B'], counts));
+        assert_eq!(&legacy[..4], &[0x41, 0x42, 0x7F, 0xFF]);
+        for name in ["thanos_amc1280usb", "thanos_amc1280usb_ab"] {
+            let p = preset(name).unwrap();
+            assert_eq!(p.encoder().max_frame_len(), 20);
+            assert_eq!((p.boot_counts, p.resets_on_open), (None, false));
+        }
+    }
+
+    #[test]
+    fn smc3_states_its_boot_position_reset_and_firmware_window() {
+        let p = preset("smc3").unwrap();
+        assert_eq!(p.boot_counts, Some(512));
+        assert!(p.resets_on_open);
+        assert_eq!(p.firmware_limits_counts, Some((100, 923)));
+        assert_eq!((p.baud, p.rate_hz), (500_000, 100));
+    }
+
+    #[test]
+    fn every_preset_default_rate_fits_its_line() {
+        use super::super::budget::{line_bits_per_byte, Parity, SerialBudget};
+        for name in PRESET_NAMES {
+            let p = preset(name).unwrap();
+            let budget = SerialBudget {
+                frame_bytes: p.encoder().max_frame_len(),
+                rate_hz: f64::from(p.rate_hz),
+                baud: p.baud,
+                bits_per_byte: line_bits_per_byte(8, Parity::None, 1),
+            };
+            assert!(
+                budget.fits(),
+                "{name}: {:.0} %",
+                budget.line_share() * 100.0
+            );
+            if let Some((low, high)) = p.firmware_limits_counts {
+                assert!(low < high && high < 1 << p.bits, "{name}");
+            }
+        }
     }
 }

@@ -29,9 +29,38 @@ pub fn axis_to_counts(p: f64, bits: u8) -> u32 {
     value.round_ties_even().clamp(0.0, max) as u32
 }
 
+/// The axis value whose integer at `bits` resolution is `counts` (the inverse of
+/// [`axis_to_counts`] on its grid; `bits` clamped to 7 ..= 32, `counts` to the range): how
+/// rigd reads a firmware's boot target or clip limit.
+pub fn counts_to_axis(counts: u32, bits: u8) -> f64 {
+    let bits = bits.clamp(MIN_BITS, MAX_BITS);
+    let half = (1u64 << (bits - 1)) as f64;
+    let max = ((1u64 << bits) - 1) as f64;
+    let c = f64::from(counts).min(max);
+    if c > half - 1.0 {
+        (c - (half - 1.0)) / half
+    } else {
+        (c - (half - 1.0)) / (half - 1.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_to_axis_inverts_the_scaling() {
+        for bits in [8u8, 10, 12, 16, 24] {
+            for counts in [0u32, 1, 100, 127, 511, 512, 923, 1023] {
+                let counts = counts.min((1 << bits) - 1);
+                assert_eq!(axis_to_counts(counts_to_axis(counts, bits), bits), counts);
+            }
+        }
+        // SMC3's default clip window, as axis values.
+        assert!((counts_to_axis(100, 10) + 411.0 / 511.0).abs() < 1e-12);
+        assert!((counts_to_axis(923, 10) - 412.0 / 512.0).abs() < 1e-12);
+        assert_eq!(counts_to_axis(512, 10), 1.0 / 512.0);
+    }
 
     /// The computed SimTools table of the motion reference, section 1.1.
     #[test]
