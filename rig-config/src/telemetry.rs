@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 
 use serde::Deserialize;
 
+use rig_protocols::game::f1::{F1Packet, F1Year};
 pub use rig_protocols::telemetry::NATIVE_DEFAULT_PORT;
 use rig_protocols::telemetry::{Format, OutSimOptions};
 
@@ -19,6 +20,8 @@ use crate::problem::{Report, Validate};
 pub const DEFAULT_RATE_HZ: u32 = 60;
 /// Highest send rate, Hz (one packet per tick of a 1 kHz loop).
 pub const MAX_RATE_HZ: u32 = 1000;
+/// Rate of F1's Session packet, Hz (the game sends it twice a second whatever its menu rate).
+pub const F1_SESSION_RATE_HZ: u32 = 2;
 /// Default multicast TTL (stay on the local network segment).
 pub const DEFAULT_MULTICAST_TTL: u32 = 1;
 
@@ -46,6 +49,13 @@ pub enum TelemetryFormat {
     Codemasters,
     /// BeamNG MotionSim, 88 bytes.
     BeamngMotionsim,
+    /// EA F1 24 (packet format 2024): Motion, Motion Ex, Car Telemetry, Car Status and Lap
+    /// Data at `rate_hz` (the game's "UDP Send Rate"), Session at 2 Hz.
+    #[serde(rename = "f1-24")]
+    F124,
+    /// EA F1 25 (packet format 2025), the same packets in F1 25's layouts.
+    #[serde(rename = "f1-25")]
+    F125,
 }
 
 impl TelemetryFormat {
@@ -62,6 +72,8 @@ impl TelemetryFormat {
             TelemetryFormat::ForzaFm2023 => "forza-fm2023",
             TelemetryFormat::Codemasters => "codemasters",
             TelemetryFormat::BeamngMotionsim => "beamng-motionsim",
+            TelemetryFormat::F124 => "f1-24",
+            TelemetryFormat::F125 => "f1-25",
         }
     }
 
@@ -78,7 +90,8 @@ impl TelemetryFormat {
 #[serde(deny_unknown_fields)]
 pub struct TelemetryOutput {
     /// Wire format: `native`, `outgauge`, `outsim`, `outsim-pack2`, `forza-sled`,
-    /// `forza-fm7-dash`, `forza-horizon`, `forza-fm2023`, `codemasters`, `beamng-motionsim`.
+    /// `forza-fm7-dash`, `forza-horizon`, `forza-fm2023`, `codemasters`, `beamng-motionsim`,
+    /// `f1-24`, `f1-25`.
     pub format: TelemetryFormat,
     /// Where to send, numeric `IP:PORT` each: unicast, broadcast (e.g. `192.168.1.255:5300`)
     /// or IPv4 multicast (`224.0.0.0/4`).
@@ -128,8 +141,33 @@ impl TelemetryOutput {
         }
     }
 
-    /// The concrete wire layout (id and options applied). `None` only for invalid
+    /// Every packet stream this output sends, as (wire layout, packets per second): one for
+    /// most formats; F1 sends each packet type as its own stream ([`F1Packet`]), at
+    /// `rate_hz` except Session at [`F1_SESSION_RATE_HZ`]. `None` only for invalid
     /// `outsim_options`, which validation reports.
+    pub fn wire_streams(&self) -> Option<Vec<(Format, u32)>> {
+        let year = match self.format {
+            TelemetryFormat::F124 => F1Year::F1_24,
+            TelemetryFormat::F125 => F1Year::F1_25,
+            _ => return Some(vec![(self.wire_format()?, self.rate_hz)]),
+        };
+        Some(
+            F1Packet::ALL
+                .iter()
+                .map(|&packet| {
+                    let rate_hz = match packet {
+                        F1Packet::Session => F1_SESSION_RATE_HZ.min(self.rate_hz),
+                        _ => self.rate_hz,
+                    };
+                    (Format::F1 { year, packet }, rate_hz)
+                })
+                .collect(),
+        )
+    }
+
+    /// The concrete wire layout (id and options applied; F1: its Motion packet, the first of
+    /// its [`TelemetryOutput::wire_streams`]). `None` only for invalid `outsim_options`,
+    /// which validation reports.
     pub fn wire_format(&self) -> Option<Format> {
         Some(match self.format {
             TelemetryFormat::Native => Format::Native,
@@ -156,6 +194,14 @@ impl TelemetryOutput {
             TelemetryFormat::ForzaFm2023 => Format::ForzaFm2023,
             TelemetryFormat::Codemasters => Format::Codemasters,
             TelemetryFormat::BeamngMotionsim => Format::BeamNgMotionSim,
+            TelemetryFormat::F124 => Format::F1 {
+                year: F1Year::F1_24,
+                packet: F1Packet::Motion,
+            },
+            TelemetryFormat::F125 => Format::F1 {
+                year: F1Year::F1_25,
+                packet: F1Packet::Motion,
+            },
         })
     }
 
@@ -333,6 +379,43 @@ mod tests {
                 "{field}: {message} not in {text:#?}"
             );
         }
+    }
+
+    #[test]
+    fn an_f1_output_sends_each_packet_type_at_the_games_rate() {
+        let config = parse(
+            "[[telemetry]]\nformat = \"f1-25\"\ndestinations = [\"127.0.0.1:20777\"]\n\
+             rate_hz = 60\n",
+        )
+        .unwrap();
+        let streams = config.telemetry[0].wire_streams().unwrap();
+        let rate = |packet| {
+            streams
+                .iter()
+                .find(|(f, _)| {
+                    *f == Format::F1 {
+                        year: F1Year::F1_25,
+                        packet,
+                    }
+                })
+                .map(|(_, r)| *r)
+        };
+        assert_eq!(streams.len(), 6);
+        for packet in [
+            F1Packet::Motion,
+            F1Packet::MotionEx,
+            F1Packet::CarTelemetry,
+            F1Packet::CarStatus,
+            F1Packet::LapData,
+        ] {
+            assert_eq!(rate(packet), Some(60), "{packet:?}");
+        }
+        assert_eq!(rate(F1Packet::Session), Some(2));
+        let forza = TelemetryOutput {
+            format: TelemetryFormat::ForzaSled,
+            ..TelemetryOutput::default_native()
+        };
+        assert_eq!(forza.wire_streams(), Some(vec![(Format::ForzaSled, 60)]));
     }
 
     #[test]

@@ -176,36 +176,44 @@ pub fn start_continuing(
     let mut runtime_outputs = Vec::new();
     let mut counters = Vec::new();
     for (index, output) in outputs.iter().enumerate().filter(|(_, o)| o.enabled) {
-        let format = output
-            .wire_format()
+        let streams = output
+            .wire_streams()
             .ok_or_else(|| TelemetryError::InvalidOutput {
                 index,
                 message: "outsim_options is not a valid OutSim Opts value".to_string(),
             })?;
-        let mut destinations = Vec::new();
+        let mut addrs = Vec::new();
         for text in &output.destinations {
             let addr: SocketAddr = text.parse().map_err(|_| TelemetryError::InvalidOutput {
                 index,
                 message: format!("`{text}` is not an IP address and port"),
             })?;
-            let socket = open_socket(addr, output.multicast_ttl)?;
-            let kept = previous.iter().enumerate().position(|(i, old)| {
-                !continued[i] && old.format == format && old.destination == addr
-            });
-            let stats = match kept {
-                Some(i) => {
-                    continued[i] = true;
-                    DestinationStats::continuing(&previous[i], output.rate_hz)
-                }
-                None => DestinationStats::new(format, addr, output.rate_hz),
-            };
-            destinations.push(
-                Destination::new(counters.len(), addr, socket)
-                    .counting_errors_after(stats.errors()),
-            );
-            counters.push(stats);
+            addrs.push(addr);
         }
-        runtime_outputs.push(Output::new(format, output.rate_hz, destinations));
+        // One runtime output per packet stream (F1 sends several packet types, each at its
+        // own rate), each with its own socket and counters per destination.
+        for (format, rate_hz) in streams {
+            let mut destinations = Vec::new();
+            for &addr in &addrs {
+                let socket = open_socket(addr, output.multicast_ttl)?;
+                let kept = previous.iter().enumerate().position(|(i, old)| {
+                    !continued[i] && old.format == format && old.destination == addr
+                });
+                let stats = match kept {
+                    Some(i) => {
+                        continued[i] = true;
+                        DestinationStats::continuing(&previous[i], rate_hz)
+                    }
+                    None => DestinationStats::new(format, addr, rate_hz),
+                };
+                destinations.push(
+                    Destination::new(counters.len(), addr, socket)
+                        .counting_errors_after(stats.errors()),
+                );
+                counters.push(stats);
+            }
+            runtime_outputs.push(Output::new(format, rate_hz, destinations));
+        }
     }
     let stats = Arc::new(TelemetryStats::new(counters));
     let (tx, rx) = crossbeam_channel::bounded(FRAME_QUEUE_LEN);

@@ -9,6 +9,13 @@
 //! made-up value: a game that sends only some packet types (F1's Motion and Car Telemetry
 //! come as separate datagrams) gives samples that each fill a part, and the bridge keeps the
 //! latest value of each channel.
+//!
+//! [`detect`] and [`decode`] recognise a datagram of any supported game by its length and
+//! header (each game module's `matches`) and decode it.
+
+pub mod f1;
+pub mod gt7;
+pub mod y_up;
 
 /// Which game stream a datagram was decoded as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,4 +189,26 @@ pub enum GameDecodeError {
         /// The packet's type id.
         packet_id: u8,
     },
+}
+
+/// The game stream `bytes` is, by length and header (GT7: decrypted magic); `None` when no
+/// supported game sent it.
+pub fn detect(bytes: &[u8]) -> Option<GameStream> {
+    if f1::matches(bytes) {
+        let format = u16::from_le_bytes([bytes[0], bytes[1]]);
+        return f1::F1Year::from_packet_format(format).map(f1::F1Year::stream);
+    }
+    if gt7::matches(bytes) {
+        return Some(GameStream::Gt7);
+    }
+    None
+}
+
+/// Detects and decodes a datagram of any supported game.
+pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
+    match detect(bytes) {
+        Some(GameStream::F1_24 | GameStream::F1_25) => f1::decode(bytes),
+        Some(GameStream::Gt7) => gt7::decode(bytes),
+        _ => Err(GameDecodeError::Unrecognised { len: bytes.len() }),
+    }
 }

@@ -346,6 +346,10 @@ impl Decoded {
             Decoded::ForzaFm2023(_) => Format::ForzaFm2023,
             Decoded::Codemasters(_) => Format::Codemasters,
             Decoded::BeamNgMotionSim(_) => Format::BeamNgMotionSim,
+            Decoded::F1 { year, packet, .. } => Format::F1 {
+                year: *year,
+                packet: *packet,
+            },
         }
     }
 
@@ -463,6 +467,21 @@ impl Decoded {
             Decoded::BeamNgMotionSim(p) => {
                 let mut view = DashView::empty(format, norm(p.velocity));
                 view.position_m = Some(p.position.map(f));
+                view
+            }
+            Decoded::F1 { sample, .. } => {
+                let car = &sample.car;
+                let mut view = DashView::empty(format, car.speed_mps.unwrap_or(0.0));
+                view.time_s = sample.game_time_s;
+                view.rpm = car.engine_rpm;
+                view.max_rpm = car.max_rpm;
+                view.gear = car.gear;
+                view.throttle = car.throttle;
+                view.brake = car.brake;
+                view.clutch = car.clutch;
+                view.steer = car.steer;
+                view.position_m = sample.motion.position_m;
+                view.gauges.fuel_fraction = car.fuel_fraction;
                 view
             }
         }

@@ -21,6 +21,8 @@ pub use lfs::outsim::OutSimOptions;
 
 use zerocopy::IntoBytes;
 
+use crate::game::f1::{self, F1Packet, F1Year};
+use crate::game::GameSample;
 use rig_types::Frame;
 
 /// The UDP port rigd sends its native packet to by default and the dashboard listens on.
@@ -28,9 +30,13 @@ use rig_types::Frame;
 /// Forza community's 5300 and 5555).
 pub const NATIVE_DEFAULT_PORT: u16 = 29777;
 
-/// The largest packet any format produces (the native packet), bytes: a buffer of this size
-/// fits every [`Format::encode`].
-pub const MAX_PACKET_LEN: usize = native::NATIVE_LEN;
+/// The largest packet any format produces (the native packet or F1's Car Telemetry), bytes: a
+/// buffer of this size fits every [`Format::encode`].
+pub const MAX_PACKET_LEN: usize = if native::NATIVE_LEN > f1::MAX_ENCODED_LEN {
+    native::NATIVE_LEN
+} else {
+    f1::MAX_ENCODED_LEN
+};
 
 /// A concrete wire layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,6 +72,15 @@ pub enum Format {
     Codemasters,
     /// BeamNG MotionSim, 88 bytes.
     BeamNgMotionSim,
+    /// One packet type of EA F1 24/25 (a `[[telemetry]]` F1 output sends several, each at its
+    /// own rate). Not recognised by [`detect`]: F1 comes as several packet types that each
+    /// carry a part, read with [`crate::game::f1::decode`].
+    F1 {
+        /// Which year's specification.
+        year: F1Year,
+        /// Which packet type.
+        packet: F1Packet,
+    },
 }
 
 impl Format {
@@ -84,6 +99,7 @@ impl Format {
             Format::ForzaFm2023 => forza::FM2023_LEN,
             Format::Codemasters => codemasters::CODEMASTERS_LEN,
             Format::BeamNgMotionSim => beamng::MOTIONSIM_LEN,
+            Format::F1 { year, packet } => packet.len(*year),
         }
     }
 
@@ -100,6 +116,7 @@ impl Format {
             Format::ForzaFm2023 => "Forza Motorsport 2023",
             Format::Codemasters => "Codemasters extradata=3",
             Format::BeamNgMotionSim => "BeamNG MotionSim",
+            Format::F1 { year, packet } => f1_name(*year, *packet),
         }
     }
 
@@ -137,6 +154,9 @@ impl Format {
             Format::ForzaFm2023 => out.copy_from_slice(forza::encode_fm2023(frame).as_bytes()),
             Format::Codemasters => out.copy_from_slice(codemasters::encode(frame).as_bytes()),
             Format::BeamNgMotionSim => out.copy_from_slice(beamng::encode(frame).as_bytes()),
+            Format::F1 { year, packet } => {
+                f1::encode::encode(year, packet, frame, out)?;
+            }
         }
         Ok(len)
     }
@@ -162,7 +182,47 @@ impl Format {
             Format::ForzaFm2023 => Decoded::ForzaFm2023(forza::decode_fm2023(bytes)?),
             Format::Codemasters => Decoded::Codemasters(codemasters::decode(bytes)?),
             Format::BeamNgMotionSim => Decoded::BeamNgMotionSim(beamng::decode(bytes)?),
+            Format::F1 { year, packet } => {
+                let name = f1_name(year, packet);
+                if bytes.len() != packet.len(year) {
+                    return Err(DecodeError::size(name, packet.len(year), bytes.len()));
+                }
+                let found = [0, 1, 6].map(|i| bytes.get(i).copied().unwrap_or(0));
+                let format = year.packet_format().to_le_bytes();
+                let expected = [format[0], format[1], packet.id()];
+                if found != expected {
+                    let field = "m_packetFormat / m_packetId";
+                    let value = u64::from(u16::from_le_bytes([found[0], found[1]])) << 8
+                        | u64::from(found[2]);
+                    return Err(DecodeError::invalid(name, field, value));
+                }
+                let sample = f1::decode(bytes)
+                    .map_err(|_| DecodeError::invalid(name, "m_playerCarIndex", bytes[27]))?;
+                Decoded::F1 {
+                    year,
+                    packet,
+                    sample,
+                }
+            }
         })
+    }
+}
+
+/// The name of one F1 packet type of one year, e.g. "F1 24 Motion".
+const fn f1_name(year: F1Year, packet: F1Packet) -> &'static str {
+    match (year, packet) {
+        (F1Year::F1_24, F1Packet::Motion) => "F1 24 Motion",
+        (F1Year::F1_24, F1Packet::Session) => "F1 24 Session",
+        (F1Year::F1_24, F1Packet::LapData) => "F1 24 Lap Data",
+        (F1Year::F1_24, F1Packet::CarTelemetry) => "F1 24 Car Telemetry",
+        (F1Year::F1_24, F1Packet::CarStatus) => "F1 24 Car Status",
+        (F1Year::F1_24, F1Packet::MotionEx) => "F1 24 Motion Ex",
+        (F1Year::F1_25, F1Packet::Motion) => "F1 25 Motion",
+        (F1Year::F1_25, F1Packet::Session) => "F1 25 Session",
+        (F1Year::F1_25, F1Packet::LapData) => "F1 25 Lap Data",
+        (F1Year::F1_25, F1Packet::CarTelemetry) => "F1 25 Car Telemetry",
+        (F1Year::F1_25, F1Packet::CarStatus) => "F1 25 Car Status",
+        (F1Year::F1_25, F1Packet::MotionEx) => "F1 25 Motion Ex",
     }
 }
 
@@ -202,6 +262,15 @@ pub enum Decoded {
     Codemasters(codemasters::CodemastersPacket),
     /// BeamNG MotionSim.
     BeamNgMotionSim(beamng::MotionSimPacket),
+    /// One F1 24/25 packet, read as the game bridge reads it.
+    F1 {
+        /// The year.
+        year: F1Year,
+        /// The packet type.
+        packet: F1Packet,
+        /// What it says about the player's car.
+        sample: GameSample,
+    },
 }
 
 /// Recognises a datagram by its length and, where the format has one, its magic.
