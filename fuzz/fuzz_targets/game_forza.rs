@@ -5,11 +5,18 @@ use libfuzzer_sys::fuzz_target;
 use rig_protocols::game::{self, forza};
 
 fuzz_target!(|data: &[u8]| {
-    for sample in [forza::decode(data), game::decode(None, data)].into_iter().flatten() {
+    for sample in [forza::decode(data), game::decode(None, data)]
+        .into_iter()
+        .flatten()
+    {
         let m = &sample.motion;
-        for v in [m.acceleration_body_mps2, m.velocity_body_mps, m.angular_velocity_body_radps]
-            .into_iter()
-            .flatten()
+        for v in [
+            m.acceleration_body_mps2,
+            m.velocity_body_mps,
+            m.angular_velocity_body_radps,
+        ]
+        .into_iter()
+        .flatten()
         {
             assert!(v.iter().all(|x| x.is_finite()));
         }

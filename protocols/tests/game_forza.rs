@@ -95,19 +95,34 @@ fn check_sled(s: &GameSample) {
     assert_eq!(s.driving, Some(true));
     assert!(close(s.game_time_s.unwrap(), 123.456));
     let a = s.motion.acceleration_body_mps2.unwrap();
-    assert!(close(a[0], -8.0) && close(a[1], 4.0) && close(a[2], 0.5), "{a:?}");
+    assert!(
+        close(a[0], -8.0) && close(a[1], 4.0) && close(a[2], 0.5),
+        "{a:?}"
+    );
     let v = s.motion.velocity_body_mps.unwrap();
-    assert!(close(v[0], 30.0) && close(v[1], -0.1) && close(v[2], 0.0), "{v:?}");
+    assert!(
+        close(v[0], 30.0) && close(v[1], -0.1) && close(v[2], 0.0),
+        "{v:?}"
+    );
     let w = s.motion.angular_velocity_body_radps.unwrap();
-    assert!(close(w[0], -0.05) && close(w[1], -0.02) && close(w[2], 0.3), "{w:?}");
+    assert!(
+        close(w[0], -0.05) && close(w[1], -0.02) && close(w[2], 0.3),
+        "{w:?}"
+    );
     let [roll, pitch, yaw] = s.motion.roll_pitch_yaw_rad.unwrap();
     assert!(close(roll, -0.02) && close(pitch, -0.03) && close(yaw, 1.5));
     assert_eq!(s.car.engine_rpm, Some(5500.0));
     assert_eq!(s.car.max_rpm, Some(8000.0));
     assert_eq!(s.car.idle_rpm, Some(900.0));
     for (i, wheel) in s.wheels.iter().enumerate() {
-        assert!(close(wheel.suspension_travel_m.unwrap(), 0.05 + 0.01 * i as f64));
-        assert!(close(wheel.angular_velocity_radps.unwrap(), 90.0 + i as f64));
+        assert!(close(
+            wheel.suspension_travel_m.unwrap(),
+            0.05 + 0.01 * i as f64
+        ));
+        assert!(close(
+            wheel.angular_velocity_radps.unwrap(),
+            90.0 + i as f64
+        ));
         assert!(close(wheel.slip_ratio.unwrap(), 0.05));
         assert!(close(wheel.slip_angle_rad.unwrap(), -0.14));
     }
@@ -115,7 +130,10 @@ fn check_sled(s: &GameSample) {
 
 fn check_dash(s: &GameSample) {
     let p = s.motion.position_m.unwrap();
-    assert!(close(p[0], 500.0) && close(p[1], -10.0) && close(p[2], 2.0), "{p:?}");
+    assert!(
+        close(p[0], 500.0) && close(p[1], -10.0) && close(p[2], 2.0),
+        "{p:?}"
+    );
     assert_eq!(s.car.speed_mps, Some(30.0));
     assert!(close(s.wheels[0].temperature_c.unwrap(), 100.0));
     assert_eq!(s.car.fuel_fraction, Some(0.75));
@@ -127,7 +145,10 @@ fn check_dash(s: &GameSample) {
     assert!(close(s.car.throttle.unwrap(), 0.2));
     assert_eq!(s.car.brake, Some(1.0));
     assert_eq!(s.car.gear, Some(3));
-    assert!(close(s.car.steer.unwrap(), 64.0 / 127.0), "left is positive");
+    assert!(
+        close(s.car.steer.unwrap(), 64.0 / 127.0),
+        "left is positive"
+    );
 }
 
 #[test]

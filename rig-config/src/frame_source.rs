@@ -231,7 +231,10 @@ mod tests {
         let config = parse("").unwrap();
         assert_eq!(config.source, SourceConfig::default());
         assert!(!config.source.is_game());
-        assert_eq!(config.source.listen_addrs(), vec!["0.0.0.0:20777".parse().unwrap()]);
+        assert_eq!(
+            config.source.listen_addrs(),
+            vec!["0.0.0.0:20777".parse().unwrap()]
+        );
         assert_eq!(config.source.lost_after_ms, 500);
     }
 
@@ -252,7 +255,10 @@ mod tests {
              console_address = \"192.168.1.20\"\n",
         )
         .unwrap();
-        assert_eq!(gt7.source.console_ip(), Some("192.168.1.20".parse().unwrap()));
+        assert_eq!(
+            gt7.source.console_ip(),
+            Some("192.168.1.20".parse().unwrap())
+        );
         let lfs =
             parse("[source]\nkind = \"game\"\nformat = \"lfs\"\nlfs_outsim_options = 0x1ff\n")
                 .unwrap();
@@ -271,18 +277,24 @@ mod tests {
             ("source.listen[0]", "is not an IP address and port"),
             ("source.listen[1]", "port 0"),
             ("source.listen[3]", "listed twice"),
-            ("source.lost_after_ms", "outside the allowed range 60 ..= 10000"),
+            (
+                "source.lost_after_ms",
+                "outside the allowed range 60 ..= 10000",
+            ),
             ("source.console_address", "needs the console's address"),
-            ("source.lfs_outsim_options", "does not apply to the gt7 format"),
+            (
+                "source.lfs_outsim_options",
+                "does not apply to the gt7 format",
+            ),
         ];
         let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
         assert_eq!(problems.len(), expect.len(), "{text:#?}");
         for (field, message) in expect {
             assert!(
-                problems
-                    .iter()
-                    .any(|p| p.field == field && p.message.contains(message) && !p.fix.is_empty()
-                        && p.line > 0),
+                problems.iter().any(|p| p.field == field
+                    && p.message.contains(message)
+                    && !p.fix.is_empty()
+                    && p.line > 0),
                 "{field}: {message} not in {text:#?}"
             );
         }
@@ -295,11 +307,19 @@ mod tests {
         assert_eq!(wrong.len(), 3, "{text:#?}");
         for (field, message) in [
             ("source.listen", "no listen address given"),
-            ("source.console_address", "does not apply to the forza format"),
-            ("source.lfs_outsim_options", "does not apply to the forza format"),
+            (
+                "source.console_address",
+                "does not apply to the forza format",
+            ),
+            (
+                "source.lfs_outsim_options",
+                "does not apply to the forza format",
+            ),
         ] {
             assert!(
-                wrong.iter().any(|p| p.field == field && p.message.contains(message)),
+                wrong
+                    .iter()
+                    .any(|p| p.field == field && p.message.contains(message)),
                 "{field}: {message} not in {text:#?}"
             );
         }

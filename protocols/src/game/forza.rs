@@ -199,7 +199,10 @@ mod tests {
         assert!(!matches(&bytes));
         assert!(matches!(
             decode(&bytes),
-            Err(GameDecodeError::Invalid { stream: GameStream::ForzaSled, .. })
+            Err(GameDecodeError::Invalid {
+                stream: GameStream::ForzaSled,
+                ..
+            })
         ));
         bytes[0] = 0;
         bytes[16..20].copy_from_slice(&f32::NAN.to_le_bytes());

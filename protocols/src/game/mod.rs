@@ -122,7 +122,10 @@ pub fn detect(bytes: &[u8]) -> Option<GameStream> {
 /// (auto). Each decoder adds its arm here.
 pub fn decode(format: Option<GameFormat>, bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     let unrecognised = GameDecodeError::Unrecognised { len: bytes.len() };
-    match format.or_else(|| detect_format(bytes)).ok_or(unrecognised.clone())? {
+    match format
+        .or_else(|| detect_format(bytes))
+        .ok_or(unrecognised.clone())?
+    {
         GameFormat::Forza => forza::decode(bytes),
         _ => Err(unrecognised),
     }
