@@ -159,11 +159,9 @@ impl SourceFeed {
     }
 }
 
-/// What a datagram is, for the bridge.
-#[derive(Debug, Clone, PartialEq)]
+/// Why a datagram is not handed to the RT thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// A sample of the game read.
-    Sample(GameSample),
     /// A valid packet of a type the bridge does not read.
     Ignored,
     /// Not the game read: wrong size, magic or header, random bytes.
@@ -189,23 +187,24 @@ impl Classifier {
         self.locked
     }
 
-    /// What `bytes` is; the first recognised datagram locks an auto classifier.
-    pub fn classify(&mut self, bytes: &[u8]) -> Verdict {
+    /// The sample in `bytes`, or why there is none; the first recognised datagram locks an
+    /// auto classifier.
+    pub fn classify(&mut self, bytes: &[u8]) -> Result<GameSample, Verdict> {
         match game::decode(self.locked, bytes) {
             Ok(sample) => {
                 self.locked.get_or_insert(sample.stream.format());
-                Verdict::Sample(sample)
+                Ok(sample)
             }
             Err(GameDecodeError::Ignored { stream, .. }) => {
                 if self.locked.is_some_and(|game| game != stream.format()) {
-                    Verdict::Foreign
+                    Err(Verdict::Foreign)
                 } else {
-                    Verdict::Ignored
+                    Err(Verdict::Ignored)
                 }
             }
             Err(_) => match (self.locked, game::detect_format(bytes)) {
-                (Some(game), Some(other)) if other != game => Verdict::Foreign,
-                _ => Verdict::Garbage,
+                (Some(game), Some(other)) if other != game => Err(Verdict::Foreign),
+                _ => Err(Verdict::Garbage),
             },
         }
     }
@@ -332,7 +331,7 @@ impl Worker {
             let arrival_ns = now_ns();
             let counters = &self.feed.listeners[index];
             match self.classifier.classify(&buffer[..len]) {
-                Verdict::Sample(sample) => {
+                Ok(sample) => {
                     counters.packets.fetch_add(1, Ordering::Relaxed);
                     counters.bytes.fetch_add(len as u64, Ordering::Relaxed);
                     counters
@@ -343,14 +342,14 @@ impl Worker {
                         self.feed.ring_full.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-                Verdict::Ignored => {
+                Err(Verdict::Ignored) => {
                     counters.ignored.fetch_add(1, Ordering::Relaxed);
                 }
-                Verdict::Foreign => {
+                Err(Verdict::Foreign) => {
                     counters.foreign.fetch_add(1, Ordering::Relaxed);
                     counters.garbage.fetch_add(1, Ordering::Relaxed);
                 }
-                Verdict::Garbage => {
+                Err(Verdict::Garbage) => {
                     counters.garbage.fetch_add(1, Ordering::Relaxed);
                 }
             }
@@ -372,20 +371,22 @@ mod tests {
     #[test]
     fn auto_locks_onto_the_first_game_and_everything_else_is_garbage() {
         let mut auto = Classifier::new(None);
-        assert_eq!(auto.classify(&[1, 2, 3]), Verdict::Garbage);
+        assert_eq!(auto.classify(&[1, 2, 3]), Err(Verdict::Garbage));
         assert_eq!(auto.locked(), None, "garbage locks nothing");
-        assert!(matches!(auto.classify(&forza_sled(1)), Verdict::Sample(_)));
+        assert!(auto.classify(&forza_sled(1)).is_ok());
         assert_eq!(auto.locked(), Some(GameFormat::Forza));
         assert_eq!(
             auto.classify(&forza_sled(9)),
-            Verdict::Garbage,
+            Err(Verdict::Garbage),
             "wrong flag"
         );
-        assert_eq!(auto.classify(&[0u8; 500]), Verdict::Garbage, "wrong size");
-        let mut forza = Classifier::new(Some(GameFormat::Forza));
-        assert!(
-            matches!(forza.classify(&forza_sled(0)), Verdict::Sample(s) if s.driving == Some(false))
+        assert_eq!(
+            auto.classify(&[0u8; 500]),
+            Err(Verdict::Garbage),
+            "wrong size"
         );
+        let mut forza = Classifier::new(Some(GameFormat::Forza));
+        assert!(matches!(forza.classify(&forza_sled(0)), Ok(s) if s.driving == Some(false)));
     }
 
     #[test]
