@@ -6,7 +6,7 @@
 //! - [`cli`]: the command line, its subcommands and the exit codes;
 //! - [`runtime`]: `rigd run` (the RT loop, the world, the session, systemd, the display);
 //! - features: [`input`] (evdev, gamepad and serial devices merged into one player input),
-//!   [`ffb`], [`motion`], [`telemetry_out`];
+//!   [`ffb`], [`motion`], [`telemetry_out`], [`game_source`] (the game bridge's frames);
 //! - shared ground: [`rt`] (clock, hand-offs, stage trait, RT set-up), [`devices`],
 //!   [`signals`], [`logging`].
 //!
@@ -15,6 +15,7 @@
 pub mod cli;
 pub mod devices;
 pub mod ffb;
+pub mod game_source;
 pub mod input;
 pub mod logging;
 pub mod motion;

@@ -241,7 +241,7 @@ fn the_header_format_id_size_and_player_index_are_checked() {
         game::detect(&motion(2025, 0, 0.0).0),
         Some(GameStream::F1_25)
     );
-    assert!(game::decode(&motion(2025, 0, 0.0).0).is_ok());
+    assert!(game::decode(None, &motion(2025, 0, 0.0).0).is_ok());
 }
 
 #[test]
@@ -267,7 +267,7 @@ fn a_60hz_stream_with_jitter_decodes_in_order_with_the_games_clock() {
         p.i16(29 + 30, 32767); // right +X
         p.f32(29 + 40, -0.08); // m_gForceLongitudinal
         p.f32(29 + 44, 1.0); // m_gForceVertical
-        let s = game::decode(&p.0).unwrap();
+        let s = game::decode(None, &p.0).unwrap();
         let time = s.game_time_s.unwrap();
         assert!((time - t).abs() < 1e-5 && time > last_time, "packet {k}");
         last_time = time;
@@ -281,7 +281,7 @@ fn a_60hz_stream_with_jitter_decodes_in_order_with_the_games_clock() {
         motions += 1;
         let mut telemetry = Packet::new(2025, 6, 1352, 0, t as f32);
         telemetry.u16(29, (speed * 3.6).round() as u16);
-        let s = game::decode(&telemetry.0).unwrap();
+        let s = game::decode(None, &telemetry.0).unwrap();
         assert!(close(s.car.speed_mps, (speed * 3.6).round() / 3.6, 1e-9));
     }
     assert_eq!(motions, 180);

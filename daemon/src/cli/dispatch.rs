@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use super::{BadInvocation, BenchCommand, Cli, Command, RunArgs};
+use super::{BadInvocation, BenchCommand, Cli, Command, MotionCommand, RunArgs};
 use crate::logging::NoticeFeed;
 use crate::replay::player::ReplayOptions;
 use crate::runtime::service::{self, RunOptions};
@@ -93,6 +93,13 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
             crate::devices::print_with_backend(&devices, backend, &mut std::io::stdout())?;
         }
         Command::Maneuver(args) => super::maneuver::run(&args)?,
+        Command::Motion {
+            which:
+                MotionCommand::Test {
+                    platform,
+                    move_seconds,
+                },
+        } => super::motion_test::run(cli.config.as_deref(), platform.as_deref(), move_seconds)?,
         Command::GenerateAssets { dir } => {
             use clap::CommandFactory;
             rig_dash::cli_assets::write(Cli::command(), "rigd", &dir).with_context(|| {

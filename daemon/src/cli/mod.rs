@@ -1,7 +1,7 @@
 //! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
 //! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
-//! in [`check`], [`maneuver`], [`bench`], [`devices_watch`] and [`calibrate`] (which writes
-//! through [`calibrate_config`])) and the one place errors become exit codes: 0 ok, 2 for
+//! in [`check`], [`maneuver`], [`bench`], [`devices_watch`], [`motion_test`] and [`calibrate`]
+//! (which writes through [`calibrate_config`])) and the one place errors become exit codes: 0 ok, 2 for
 //! anything the user must fix before rigd can act (a bad configuration, an unusable
 //! recording, a [`BadInvocation`]; clap's own usage errors exit 2 as well), 1 anything else.
 //! The outermost layer: nothing else in the crate imports it.
@@ -13,6 +13,7 @@ pub mod check;
 pub mod devices_watch;
 pub mod dispatch;
 pub mod maneuver;
+pub mod motion_test;
 
 use std::path::PathBuf;
 
@@ -63,6 +64,12 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Run a scripted driving maneuver on the physics alone and print its trace as CSV.
     Maneuver(ManeuverArgs),
+    /// Motion platforms: `rigd motion test` checks the rig's wiring and directions.
+    Motion {
+        /// What to do.
+        #[command(subcommand)]
+        which: MotionCommand,
+    },
     /// Benchmarks.
     Bench {
         /// Which benchmark.
@@ -165,6 +172,24 @@ pub struct ManeuverArgs {
     /// Duration, s (each manoeuvre has its own default).
     #[arg(long)]
     pub duration_s: Option<f64>,
+}
+
+/// The motion platform commands.
+#[derive(Debug, Subcommand)]
+pub enum MotionCommand {
+    /// Rig check: jog each configured platform (or the one named) through its axes one at a
+    /// time (surge, sway, heave, roll, pitch, yaw, as the platform has them), slowly, to half
+    /// its reach, printing which axis moves and which way, so you can check the wiring and
+    /// directions. It raises from park first and parks at the end; Ctrl-C or SIGTERM park at
+    /// once, at the actuators' speed and acceleration limits.
+    Test {
+        /// Only this platform (its `name` in the config).
+        #[arg(long)]
+        platform: Option<String>,
+        /// Length of each move (out, back, out the other way, back), seconds.
+        #[arg(long, default_value_t = 2.0)]
+        move_seconds: f64,
+    },
 }
 
 /// The benchmarks.

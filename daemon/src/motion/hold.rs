@@ -35,6 +35,7 @@ impl HoldCause {
             HoldCause::Stop(StopReason::Fault) => "loop fault (late loop or bad physics)",
             HoldCause::Stop(StopReason::EmergencyStop) => "e-stop",
             HoldCause::Stop(StopReason::Idle) => "nobody drives",
+            HoldCause::Stop(StopReason::Source) => "game source not live",
             HoldCause::StaleData => "stale data",
             HoldCause::LinkDown => "no controller link",
         }
@@ -56,6 +57,11 @@ impl HoldCause {
             HoldCause::Stop(StopReason::Idle) => {
                 "nobody drives and the loop idles: parking; it rejoins when a wheel or gamepad \
                  drives"
+            }
+            HoldCause::Stop(StopReason::Source) => {
+                "the game's telemetry is not live (paused, in a menu, no packet for [source] \
+                 lost_after_ms, or a jump in position): parking; it rejoins with a ramp when the \
+                 game sends live data again"
             }
             HoldCause::StaleData => {
                 "simulation time stopped advancing (paused or no data for [motion.platforms.safety] \

@@ -1,6 +1,7 @@
 //! Motion platforms: cueing (vehicle motion to platform pose), kinematics (pose to actuator
 //! values), safety (state machine, rate-limited tracker, parking), controller output (serial
-//! and UDP writer threads) and the RT stage that ties them to the 1 kHz loop.
+//! and UDP writer threads) and the RT stage that ties them to the 1 kHz loop; [`jog`] is the
+//! rig check's motion (`rigd motion test`).
 //!
 //! [`stages`] builds one [`stage::MotionStage`] per `[[motion.platforms]]` (off the RT
 //! thread: it allocates, spawns the writers and installs the [`panic_park`] hook), registers
@@ -9,6 +10,7 @@
 
 pub mod cueing;
 pub mod hold;
+pub mod jog;
 pub mod kinematics;
 pub mod panic_park;
 pub mod safety;

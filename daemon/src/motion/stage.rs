@@ -24,7 +24,7 @@ use rig_protocols::Frame;
 
 use super::cueing::{CueInput, Washout};
 use super::hold::{HoldCause, MotionHold};
-use super::kinematics::{Platform, MAX_ACTUATORS};
+use super::kinematics::{Platform, Pose, MAX_ACTUATORS};
 use super::safety::{SafetyMachine, SafetyState, SafetyTimeouts, Target, TickFacts};
 use super::tracker::Tracker;
 use super::writer::{OutputCommand, WriterStatus};
@@ -256,14 +256,26 @@ impl MotionStage {
     }
 }
 
-impl RtStage for MotionStage {
-    fn on_tick(&mut self, frame: &Frame) {
+impl MotionStage {
+    /// One tick of a manual jog (`rigd motion test`): the platform follows `pose` instead of
+    /// the cues, through the same workspace clamp, safety states (raise from park first),
+    /// rate-limited tracker and writers as a running rig.
+    pub fn jog_tick(&mut self, pose: &Pose) {
         let link_ready = self.any_link_ready();
-        let fresh = self.observe(frame);
-        self.quiet_ticks = self.quiet_ticks.saturating_sub(1);
-        // The washout always runs (with the rest input when cues are off) so it is at
-        // neutral whenever the platform returns to Active.
-        let cue = self.cue_target(frame, fresh);
+        let target = match self
+            .platform
+            .clamp_pose(pose, self.limits.usable_half_travel)
+        {
+            Ok((_, actuators, _)) => actuators.values,
+            Err(_) => self.target_hold,
+        };
+        self.target_hold = target;
+        self.drive(link_ready, true, target);
+    }
+
+    /// The safety state machine and the tracker for one tick, with `cue` as the target while
+    /// Active.
+    fn drive(&mut self, link_ready: bool, fresh: bool, cue: [f64; MAX_ACTUATORS]) {
         if self.stopped {
             return;
         }
@@ -300,6 +312,18 @@ impl RtStage for MotionStage {
         if state != SafetyState::Connecting {
             self.publish(false);
         }
+    }
+}
+
+impl RtStage for MotionStage {
+    fn on_tick(&mut self, frame: &Frame) {
+        let link_ready = self.any_link_ready();
+        let fresh = self.observe(frame);
+        self.quiet_ticks = self.quiet_ticks.saturating_sub(1);
+        // The washout always runs (with the rest input when cues are off) so it is at
+        // neutral whenever the platform returns to Active.
+        let cue = self.cue_target(frame, fresh);
+        self.drive(link_ready, fresh, cue);
     }
 
     fn safe_stop(&mut self, reason: StopReason) {

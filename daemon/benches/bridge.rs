@@ -1,0 +1,439 @@
+//! The game bridge's motion path, measured (docs/BENCHMARKS.md, "game bridge"):
+//! `cargo bench -p rigd --bench bridge [-- --seconds S]`.
+//!
+//! A sender thread sends game datagrams over loopback UDP (sequence number, game clock and
+//! a moving acceleration and rotation, at 360 Hz with 0-1 ms of jitter); a receiver thread
+//! timestamps each on arrival (CLOCK_MONOTONIC), decodes it and hands it to the tick thread
+//! through a wait-free ring; the tick thread runs at 1 kHz on absolute deadlines: it drains
+//! the ring into [`GameFrames`], renders the tick's frame and runs every platform's real
+//! [`MotionStage`] (washout, kinematics, safety, tracker), whose writer threads write SMC3
+//! frames to a pty; a reader thread timestamps each frame as it comes out of the pty master.
+//!
+//! Latency of a datagram: from its arrival to the pty read of the first serial frame whose
+//! command was made on or after the tick that took the datagram in (the writer sends one
+//! frame per command, so the n-th command is the n-th frame; the run checks the counts
+//! agree). Measured with one platform at 100 Hz and at 1000 Hz output.
+//!
+//! CPU: the process's user + system time over the run, less the sender's and the pty
+//! readers' own thread CPU time (they stand for the game and the controllers), with two
+//! platforms at 1000 Hz output.
+//!
+//! The datagram decoding here is the bench's own 40-byte layout, not a game's: decoders cost
+//! well under a microsecond and belong to the receiver, which this bench stands in for.
+
+use std::net::UdpSocket;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rig_physics::CarTelemetry;
+use rig_protocols::game::{GameSample, GameStream};
+use rig_protocols::Frame;
+use rigd::game_source::frames::{GameFrameSettings, GameFrames};
+use rigd::motion::panic_park::PanicPark;
+use rigd::motion::safety::SafetyState;
+use rigd::motion::stage::MotionStage;
+use rigd::rt::clock::{now_ns, sleep_until_ns};
+use rigd::rt::stage::{RtStage, StopReason};
+
+const TICK_HZ: u64 = 1_000;
+const TICK_NS: u64 = 1_000_000_000 / TICK_HZ;
+const INPUT_HZ: f64 = 360.0;
+/// Ticks after the platforms are Active before latencies count (the raise and the washout
+/// settling).
+const WARM_UP_TICKS: u64 = 1_000;
+
+/// A pty pair: the master stays here, the platform's writer opens the slave path.
+struct Pty {
+    master: OwnedFd,
+    path: String,
+}
+
+fn open_pty() -> Pty {
+    // SAFETY: plain libc pty calls on a descriptor this function owns; ptsname's buffer is
+    // copied at once; the slave is set raw through a descriptor closed right after.
+    unsafe {
+        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(fd >= 0, "posix_openpt");
+        assert_eq!(libc::grantpt(fd), 0);
+        assert_eq!(libc::unlockpt(fd), 0);
+        let path = std::ffi::CStr::from_ptr(libc::ptsname(fd))
+            .to_string_lossy()
+            .into_owned();
+        let c_path = std::ffi::CString::new(path.clone()).unwrap();
+        let slave = libc::open(c_path.as_ptr(), libc::O_RDWR | libc::O_NOCTTY);
+        let mut t: libc::termios = std::mem::zeroed();
+        libc::tcgetattr(slave, &mut t);
+        libc::cfmakeraw(&mut t);
+        libc::tcsetattr(slave, libc::TCSANOW, &t);
+        libc::close(slave);
+        Pty {
+            master: OwnedFd::from_raw_fd(fd),
+            path,
+        }
+    }
+}
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-parameter.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn process_cpu_ns() -> u64 {
+    // SAFETY: a zeroed rusage is a valid out-parameter.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    (us(usage.ru_utime) + us(usage.ru_stime)) * 1_000
+}
+
+/// Reads SMC3 frames (15 bytes) from the pty master until `stop`; the read time of each
+/// frame, ns, and the thread's CPU time.
+fn read_frames(master: OwnedFd, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<u64>>>) -> u64 {
+    use std::os::fd::AsRawFd;
+    let fd = master.as_raw_fd();
+    let mut buffered = 0usize;
+    let mut buf = [0u8; 4096];
+    while !stop.load(Ordering::Relaxed) {
+        let mut poll_fd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        if unsafe { libc::poll(&mut poll_fd, 1, 50) } <= 0 {
+            continue;
+        }
+        // SAFETY: reading into a buffer this function owns.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
+        }
+        let at = now_ns();
+        buffered += n as usize;
+        let mut frames = out.lock().unwrap();
+        while buffered >= 15 {
+            buffered -= 15;
+            frames.push(at);
+        }
+    }
+    thread_cpu_ns()
+}
+
+/// The bench's datagram: sequence, game time, acceleration and angular velocity.
+fn encode(seq: u64, t: f64) -> [u8; 40] {
+    let mut out = [0u8; 40];
+    out[..8].copy_from_slice(&seq.to_le_bytes());
+    out[8..16].copy_from_slice(&t.to_le_bytes());
+    let w = 2.0 * std::f64::consts::PI * 0.7;
+    let values = [
+        (3.0 * (w * t).sin()) as f32,
+        (2.0 * (1.3 * w * t).cos()) as f32,
+        0.0f32,
+        (0.2 * (w * t).sin()) as f32,
+        (0.1 * (w * t).cos()) as f32,
+        (0.3 * (0.5 * w * t).sin()) as f32,
+    ];
+    for (i, v) in values.iter().enumerate() {
+        out[16 + 4 * i..20 + 4 * i].copy_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+fn decode(bytes: &[u8]) -> Option<(u64, GameSample)> {
+    if bytes.len() != 40 {
+        return None;
+    }
+    let f = |i: usize| {
+        f64::from(f32::from_le_bytes(
+            bytes[16 + 4 * i..20 + 4 * i].try_into().unwrap(),
+        ))
+    };
+    let mut sample = GameSample::empty(GameStream::ForzaSled);
+    sample.game_time_s = Some(f64::from_le_bytes(bytes[8..16].try_into().unwrap()));
+    sample.driving = Some(true);
+    sample.motion.acceleration_body_mps2 = Some([f(0), f(1), f(2)]);
+    sample.motion.angular_velocity_body_radps = Some([f(3), f(4), f(5)]);
+    sample.motion.velocity_body_mps = Some([30.0, 0.0, 0.0]);
+    sample.motion.roll_pitch_yaw_rad = Some([0.0; 3]);
+    Some((u64::from_le_bytes(bytes[..8].try_into().unwrap()), sample))
+}
+
+fn platform_config(pty: &str, rate_hz: u32, name: &str) -> String {
+    format!(
+        r#"
+[[motion.platforms]]
+name = "{name}"
+
+[motion.platforms.geometry]
+layout = "vertical"
+actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
+crank_radius_m = 0.10
+
+[motion.platforms.actuators]
+range_deg = 60.0
+max_speed_deg_per_s = 120.0
+max_accel_deg_per_s2 = 1200.0
+
+[[motion.platforms.outputs]]
+preset = "smc3"
+serial_port = "{pty}"
+rate_hz = {rate_hz}.0
+post_open_delay_ms = 0
+"#
+    )
+}
+
+/// Shares of one core, over the measured window.
+struct CpuShares {
+    /// The UDP receiver thread (recv, timestamp, decode, ring).
+    receiver: f64,
+    /// The frame builder on the tick thread (push, frame_at).
+    builder: f64,
+    /// The whole tick thread (its sleeps' wake-ups, the builder, every motion stage).
+    tick: f64,
+}
+
+struct Report {
+    latencies_ns: Vec<u64>,
+    cpu_share: f64,
+    shares: CpuShares,
+    frames: usize,
+    commands: usize,
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i] as f64 / 1e6
+}
+
+/// One run: `platforms` platforms at `output_hz`, for `seconds` after the warm-up.
+fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
+    let ptys: Vec<Pty> = (0..platforms).map(|_| open_pty()).collect();
+    let text: String = ptys
+        .iter()
+        .enumerate()
+        .map(|(i, pty)| platform_config(&pty.path, output_hz, &format!("seat{i}")))
+        .collect();
+    let path = std::env::temp_dir().join(format!("rigd-bench-bridge-{}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let config =
+        rigd::runtime::config_load::load_config(Some(&path)).unwrap_or_else(|e| panic!("{e:#}"));
+    let _ = std::fs::remove_file(&path);
+    let panic_park = PanicPark::new();
+    let mut stages: Vec<MotionStage> = config
+        .motion
+        .platforms
+        .iter()
+        .map(|p| rigd::motion::platform_stage(p, TICK_HZ as f64, &panic_park).unwrap())
+        .collect();
+    let every_ticks = (TICK_HZ / u64::from(output_hz)).max(1);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let harness_start = now_ns();
+    let frame_times: Vec<Arc<Mutex<Vec<u64>>>> = (0..platforms).map(|_| Arc::default()).collect();
+    let readers: Vec<_> = ptys
+        .into_iter()
+        .zip(&frame_times)
+        .map(|(pty, out)| {
+            let (stop, out) = (stop.clone(), out.clone());
+            std::thread::spawn(move || read_frames(pty.master, stop, out))
+        })
+        .collect();
+
+    // The receiver: real UDP, arrival stamped on the monotonic clock.
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let address = socket.local_addr().unwrap();
+    let (mut ring_in, mut ring_out) = rtrb::RingBuffer::<(u64, u64, GameSample)>::new(256);
+    let receiver = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 2048];
+            while !stop.load(Ordering::Relaxed) {
+                if let Ok(n) = socket.recv(&mut buf) {
+                    let arrival = now_ns();
+                    if let Some((seq, sample)) = decode(&buf[..n]) {
+                        let _ = ring_in.push((arrival, seq, sample));
+                    }
+                }
+            }
+            thread_cpu_ns()
+        })
+    };
+    // The game.
+    let sender = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+            let start = now_ns();
+            let period = 1e9 / INPUT_HZ;
+            let mut seq = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let due = start + (seq as f64 * period) as u64;
+                // 0-1 ms of jitter, deterministic.
+                sleep_until_ns(due + (seq * 7_919 % 11) * 100_000);
+                let t = seq as f64 / INPUT_HZ;
+                let _ = socket.send_to(&encode(seq, t), address);
+                seq += 1;
+            }
+            thread_cpu_ns()
+        })
+    };
+
+    let settings = GameFrameSettings {
+        lost_after_ns: 500_000_000,
+        jump_m: 5.0,
+        tick_period_ns: TICK_NS,
+    };
+    let mut frames = GameFrames::new(&settings);
+    let mut frame = Frame::default();
+    let mut car = CarTelemetry::default();
+    // Ticks on which platform 0's stage published, and the commands it made (one every
+    // `every_ticks` publishing ticks, as the stage counts down).
+    let mut publish_calls = 0u64;
+    let mut commands = 0usize;
+    // Datagrams taken in: (arrival, the number of commands made before their tick).
+    let mut taken: Vec<(u64, usize)> = Vec::new();
+    let mut active_ticks = 0u64;
+    let measured_ticks = (seconds * TICK_HZ as f64) as u64;
+    let mut cpu_start: Option<(u64, u64, u64)> = None;
+    // Time spent in the frame builder (push and frame_at) during the window, ns.
+    let mut builder_ns = 0u64;
+    let mut deadline = now_ns() + TICK_NS;
+    let give_up = now_ns() + 60_000_000_000;
+    while active_ticks < WARM_UP_TICKS + measured_ticks {
+        sleep_until_ns(deadline);
+        deadline += TICK_NS;
+        let now = now_ns();
+        assert!(now < give_up, "the platforms never came up");
+        let measuring = active_ticks >= WARM_UP_TICKS;
+        let builder_start = now_ns();
+        while let Ok((arrival, _seq, sample)) = ring_out.pop() {
+            frames.push(arrival, &sample);
+            if measuring {
+                taken.push((arrival, commands));
+            }
+        }
+        frames.frame_at(now, &mut car);
+        if measuring {
+            builder_ns += now_ns() - builder_start;
+        }
+        frame.car = car;
+        frame.sequence = frame.sequence.wrapping_add(1);
+        for stage in &mut stages {
+            stage.on_tick(&frame);
+        }
+        if stages[0].state() != SafetyState::Connecting {
+            publish_calls += 1;
+            if publish_calls % every_ticks == 0 {
+                commands += 1;
+            }
+        }
+        if stages.iter().all(|s| s.state() == SafetyState::Active) || active_ticks > 0 {
+            active_ticks += 1;
+        }
+        if active_ticks == WARM_UP_TICKS {
+            cpu_start = Some((now_ns(), process_cpu_ns(), thread_cpu_ns()));
+        }
+    }
+    let (wall_start, cpu_start, tick_cpu_start) = cpu_start.unwrap();
+    let wall = now_ns() - wall_start;
+    let cpu = process_cpu_ns() - cpu_start;
+    let tick_cpu = thread_cpu_ns() - tick_cpu_start;
+    for stage in &mut stages {
+        stage.safe_stop(StopReason::Exit);
+    }
+    drop(stages);
+    stop.store(true, Ordering::Relaxed);
+    let sender_cpu = sender.join().unwrap();
+    let receiver_cpu = receiver.join().unwrap();
+    let reader_cpu: u64 = readers.into_iter().map(|r| r.join().unwrap()).sum();
+    // The harness threads ran before and after the window too: take their average share.
+    let harness_life = (now_ns() - harness_start) as f64;
+    let in_window = |thread_cpu: u64| thread_cpu as f64 * wall as f64 / harness_life;
+    let harness = in_window(sender_cpu + reader_cpu);
+    let cpu_share = (cpu as f64 - harness.min(cpu as f64)) / wall as f64;
+    let wall = wall as f64;
+    let shares = CpuShares {
+        receiver: in_window(receiver_cpu) / wall,
+        builder: builder_ns as f64 / wall,
+        tick: tick_cpu as f64 / wall,
+    };
+
+    let frame_times = frame_times[0].lock().unwrap().clone();
+    let mut latencies_ns = Vec::new();
+    for (arrival, commands_before) in taken {
+        // The first command made on or after the tick that took the datagram in is command
+        // number `commands_before`; its frame is frame number `commands_before`.
+        if let Some(&read_at) = frame_times.get(commands_before) {
+            latencies_ns.push(read_at.saturating_sub(arrival));
+        }
+    }
+    latencies_ns.sort_unstable();
+    Report {
+        latencies_ns,
+        cpu_share,
+        shares,
+        frames: frame_times.len(),
+        commands,
+    }
+}
+
+fn main() {
+    let mut seconds = 10.0;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--seconds" {
+            seconds = args
+                .next()
+                .and_then(|s| s.parse().ok())
+                .expect("--seconds S");
+        }
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("game bridge bench: {INPUT_HZ} Hz input with 0-1 ms jitter, {TICK_HZ} Hz ticks, {seconds} s per run; load average at start: {}", load.trim());
+    for output_hz in [100u32, 1000] {
+        let r = run(1, output_hz, seconds);
+        let period_ms = 1000.0 / f64::from(output_hz);
+        let p99 = percentile(&r.latencies_ns, 0.99);
+        println!(
+            "latency, 1 platform at {output_hz} Hz: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms over {} datagrams (goal p99 <= {:.1} ms: {}); frames {} for {} commands",
+            percentile(&r.latencies_ns, 0.5),
+            p99,
+            percentile(&r.latencies_ns, 1.0),
+            r.latencies_ns.len(),
+            period_ms + 1.0,
+            if p99 <= period_ms + 1.0 { "met" } else { "missed" },
+            r.frames,
+            r.commands,
+        );
+    }
+    let r = run(2, 1000, seconds);
+    println!(
+        "CPU, 2 platforms at 1000 Hz: {:.2} % of one core (goal < 5 %: {}): receiver {:.2} %, tick thread {:.2} % (of which the frame builder {:.3} %), the rest (the two serial writer threads) {:.2} %",
+        r.cpu_share * 100.0,
+        if r.cpu_share < 0.05 { "met" } else { "missed" },
+        r.shares.receiver * 100.0,
+        r.shares.tick * 100.0,
+        r.shares.builder * 100.0,
+        (r.cpu_share - r.shares.receiver - r.shares.tick) * 100.0,
+    );
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("load average at the end: {}", load.trim());
+}
