@@ -149,7 +149,7 @@ fn the_daemon_top_level_modules_import_each_other_without_a_circle() {
 fn shared_primitives_import_nothing_and_features_never_import_the_runtime_or_the_cli() {
     let graph = daemon_graph();
     assert_eq!(graph["rt"], BTreeSet::new(), "rt must stand alone");
-    for feature in ["ffb", "input", "motion", "telemetry_out"] {
+    for feature in ["ffb", "game_source", "input", "motion", "telemetry_out"] {
         assert!(
             !graph[feature].contains("runtime"),
             "{feature} imports runtime: {:?}",

@@ -76,6 +76,7 @@ impl Running {
             input,
             slots,
             ffb: FfbLink::new(),
+            game: None,
         };
         let timing = LoopTiming {
             // The test machine is shared: no final spin at the full rate, and a loaded

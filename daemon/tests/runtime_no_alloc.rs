@@ -78,6 +78,7 @@ fn ten_thousand_ticks_with_every_output_allocate_nothing() {
         input,
         slots,
         ffb: links.ffb,
+        game: None,
     };
     let shared = Arc::new(LoopShared::default());
     let timing = LoopTiming::from_config(&config.realtime);
@@ -185,6 +186,7 @@ fn parking_idling_and_waking_up_allocate_nothing() {
         input,
         slots,
         ffb: links.ffb,
+        game: None,
     };
     let shared = Arc::new(LoopShared::default());
     let timing = LoopTiming::from_config(&config.realtime);

@@ -44,6 +44,7 @@ fn the_pause_button_holds_the_car_still_and_centres_the_rim_until_pressed_again(
         input: input_reader,
         slots,
         ffb: link.clone(),
+        game: None,
     };
     let mut timing = LoopTiming::from_config(&config.realtime);
     timing.spin_ns = 0;

@@ -117,6 +117,7 @@ fn rt_loop_faulting_after(
         input,
         slots,
         ffb: FfbLink::new(),
+        game: None,
     };
     let mut timing = LoopTiming::from_config(&config.realtime);
     assert_eq!(

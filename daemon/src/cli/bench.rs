@@ -36,6 +36,7 @@ pub fn run_loop(config: &Config, seconds: f64) -> Result<()> {
         input,
         slots,
         ffb: links.ffb,
+        game: None,
     };
     let shared = Arc::new(LoopShared::default());
     // The robot drives: the benchmark measures the loop at its full rate, never idle.

@@ -163,6 +163,9 @@ impl FfbStage {
             Some(StopReason::EmergencyStop) => Some(FfbHold::EmergencyStop),
             // Idle means no wheel or gamepad drives: usually the FFB device is unplugged too.
             Some(StopReason::Idle) => Some(FfbHold::NoDevice),
+            // A game source's hold: the stage is not built in game mode (the game keeps the
+            // force feedback), so no device is driven by rigd.
+            Some(StopReason::Source) => Some(FfbHold::NoDevice),
             None => self.link.estop().then_some(FfbHold::EmergencyStop),
         }
     }

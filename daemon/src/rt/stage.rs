@@ -18,6 +18,10 @@ pub enum StopReason {
     /// Nobody drives and the loop idles (`[loop] when_nobody_drives = "idle"`): outputs
     /// rest (FFB zero, motion parked) until a wheel or gamepad appears, then resume.
     Idle,
+    /// The game bridge's source cannot move a platform now (`[source] kind = "game"`):
+    /// no packet yet, the game paused, the stream lost, or the car jumped. Outputs rest
+    /// until the game's frames are live again, then resume with their ramp.
+    Source,
 }
 
 /// An output stage driven by the RT thread.

@@ -29,6 +29,14 @@
 //! finds a device connected runs a full tick at once, resumes the stages (unless a fault or
 //! the e-stop holds them) and the loop is back at its full rate. [`LoopShared::mode`] tells
 //! the health thread which of the three it is in.
+//!
+//! Game source (`[source] kind = "game"`, [`LoopParts::game`]): the loop steps no physics and
+//! never idles; each tick drains the game samples that arrived into the bridge's frame builder
+//! ([`crate::game_source::GameSource::frame`]) and publishes the built car exactly as it does
+//! the simulation's. While the source is not Live (waiting for the first packet, the game
+//! paused, the stream lost, a jump on this tick) every stage is safe-stopped with `Source`,
+//! and resumed (with its ramp) when it is Live again, unless a fault or the e-stop holds them.
+//! The pause and reset buttons do nothing then; the e-stop works as always.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
@@ -41,6 +49,7 @@ use rig_protocols::Frame;
 use super::health::{HealthRecorder, HealthTotals};
 use super::simulation::{QuarantineFeed, Simulation};
 use crate::ffb::{DriveState, FfbLink};
+use crate::game_source::{GameSource, SourceCondition};
 use crate::input::player_input::{PlayerInput, ShiftEdges};
 use crate::rt::clock::{first_deadline_ns, now_ns, sleep_until_ns, wait_until_ns};
 use crate::rt::handoff::{LatestReader, LatestWriter};
@@ -155,6 +164,8 @@ pub struct LoopParts {
     pub slots: FrameSlots,
     /// The player rim's force-feedback state (atomics; read each tick for the frame).
     pub ffb: Arc<FfbLink>,
+    /// The game bridge's source: when present, it makes every frame and `sim` is not stepped.
+    pub game: Option<GameSource>,
 }
 
 impl std::fmt::Debug for dyn RtStage {
@@ -236,6 +247,8 @@ pub struct RtLoop {
     mode: LoopMode,
     /// When the current parking began, ns.
     parking_since_ns: u64,
+    /// The game source holds the stages (it is not Live).
+    source_held: bool,
 }
 
 impl RtLoop {
@@ -257,12 +270,13 @@ impl RtLoop {
             shift_edges: ShiftEdges::default(),
             mode: LoopMode::Driving,
             parking_since_ns: 0,
+            source_held: false,
         }
     }
 
-    /// True while the stages should run (no fault, no e-stop, not idle).
+    /// True while the stages should run (no fault, no e-stop, not idle, the game source live).
     fn outputs_live(&self) -> bool {
-        !self.faulted && !self.estop && self.mode != LoopMode::Idle
+        !self.faulted && !self.estop && self.mode != LoopMode::Idle && !self.source_held
     }
 
     fn set_mode(&mut self, mode: LoopMode) {
@@ -285,6 +299,10 @@ impl RtLoop {
     /// One wake-up's work: `latency_ns` after its deadline, `missed` deadlines passed since
     /// the previous wake-up. Runs the physics steps, the stages and the hand-offs.
     pub fn tick(&mut self, wake_ns: u64, latency_ns: u64, missed: u64) {
+        if self.parts.game.is_some() {
+            self.game_tick(wake_ns, latency_ns, missed);
+            return;
+        }
         // Every input device was merged into this one slot by the input layer.
         let mut input = self.parts.input.read();
         self.shift_edges.apply(&mut input);
@@ -350,6 +368,52 @@ impl RtLoop {
         let done = now_ns();
         self.health.record_work(done.saturating_sub(wake_ns), done);
         self.track_parking(nobody_drives, paused, car.speed_mps, wake_ns);
+    }
+
+    /// One tick of the game source: the car the bridge built for `wake_ns` (one frame per
+    /// tick, however many deadlines were missed: the game's clock, not ours, moves the car),
+    /// the stages held while the source is not Live. The frame build is timed as the "physics
+    /// step" of the health figures.
+    fn game_tick(&mut self, wake_ns: u64, latency_ns: u64, missed: u64) {
+        let input = self.parts.input.read();
+        self.health.record_wake(latency_ns, 1, missed, 0);
+        self.track_deadlines(missed);
+        self.track_estop(input.estop);
+        let Some(game) = self.parts.game.as_mut() else {
+            return;
+        };
+        let build_start = now_ns();
+        let (car, condition) = game.frame(wake_ns);
+        self.health
+            .record_physics_step(now_ns().saturating_sub(build_start));
+        self.track_source(condition == SourceCondition::Live);
+        if !physics_is_finite(&car) && !self.faulted {
+            self.faulted = true;
+            self.on_time_streak = 0;
+            self.stop_all(StopReason::Fault);
+        }
+        self.publish(car);
+        let done = now_ns();
+        self.health.record_work(done.saturating_sub(wake_ns), done);
+    }
+
+    /// Holds the stages while the game source is not `live`, resumes them when it is again.
+    fn track_source(&mut self, live: bool) {
+        if live != self.source_held {
+            return;
+        }
+        if live {
+            self.source_held = false;
+            if self.outputs_live() {
+                self.resume_all();
+            }
+        } else {
+            let were_live = self.outputs_live();
+            self.source_held = true;
+            if were_live {
+                self.stop_all(StopReason::Source);
+            }
+        }
     }
 
     /// The frame of `car` to every stage and slot, and the heartbeat (full-rate and idle ticks).

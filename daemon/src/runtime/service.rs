@@ -22,6 +22,12 @@
 //! started again on the same world. A changed `[loop] core` is applied in between,
 //! while no RT thread runs: every existing thread moves off the new core (see
 //! `apply_process_changes`).
+//!
+//! With `[source] kind = "game"` each session also starts the game bridge's receiver
+//! ([`crate::game_source`]; its sockets are closed when the session stops, so a reload binds
+//! them again) and hands its RT end to the loop; the health thread then puts the source's
+//! stream, packet rate and age in `STATUS=` and the health line, logs each change of its
+//! condition once (why motion is held), and the game takes the driver's place.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,6 +49,7 @@ use super::systemd::{Notifier, Watchdog};
 use super::who_drives::DriverLog;
 use crate::ffb::hold_log::HoldLog;
 use crate::ffb::FfbLink;
+use crate::game_source::{self, GameReceiver, SourceFeed, SourceStatus};
 use crate::input::{self, PlayerInputs};
 use crate::logging::NoticeFeed;
 use crate::motion::panic_park::PanicPark;
@@ -119,6 +126,8 @@ struct Session {
     ffb: Arc<FfbLink>,
     rt: RtThread,
     inputs: PlayerInputs,
+    /// The game bridge's receiver and counters (`[source] kind = "game"`).
+    game: Option<(GameReceiver, Arc<SourceFeed>)>,
 }
 
 /// A session that could not start, with what it was given back so that another configuration
@@ -169,6 +178,24 @@ fn start_session(
             ))
         }
     };
+    let game = if config.source.is_game() {
+        match game_source::start(&config.source, config.realtime.period_ns()) {
+            Ok(started) => Some(started),
+            Err(e) => {
+                return Err(fail(
+                    e.context("cannot start the game telemetry source"),
+                    previous_sim,
+                    slots,
+                ))
+            }
+        }
+    } else {
+        None
+    };
+    let (game_source, game) = match game {
+        Some(started) => (Some(started.source), Some((started.receiver, started.feed))),
+        None => (None, None),
+    };
     let sim = match previous_sim {
         Some(sim) if sim.built_from(&config.sim, config.realtime.rate_hz) => sim,
         previous => match Simulation::build(&config.sim, config.realtime.rate_hz) {
@@ -183,6 +210,7 @@ fn start_session(
         input: input_reader,
         slots,
         ffb: links.ffb,
+        game: game_source,
     };
     let mut timing = LoopTiming::from_config(&config.realtime);
     timing.stall_after_ns = stall_after.map(|d| d.as_nanos() as u64);
@@ -202,6 +230,7 @@ fn start_session(
             ffb,
             rt,
             inputs,
+            game,
         },
         refused,
     ))
@@ -228,6 +257,8 @@ fn stop_session(
     }
     drop(stages);
     drop(session.inputs);
+    // Closes the game's sockets (a reload binds them again).
+    drop(session.game);
     Ok((sim, slots, exit.panicked))
 }
 
@@ -359,13 +390,24 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     } else {
         notifier.send("READY=1\nSTATUS=running");
     }
-    tracing::info!(
-        "rigd running: {} on {}, {} robot car(s), {} Hz on core {core}, config {origin}",
-        session.config.sim.car,
-        session.config.sim.track,
-        session.config.sim.robots,
-        session.config.realtime.rate_hz
-    );
+    let source = &session.config.source;
+    if source.is_game() {
+        tracing::info!(
+            "rigd running: frames from game telemetry (format {}, listening on {}), {} Hz on \
+             core {core}, config {origin}",
+            source.format.config_name(),
+            source.listen.join(", "),
+            session.config.realtime.rate_hz
+        );
+    } else {
+        tracing::info!(
+            "rigd running: {} on {}, {} robot car(s), {} Hz on core {core}, config {origin}",
+            session.config.sim.car,
+            session.config.sim.track,
+            session.config.sim.robots,
+            session.config.realtime.rate_hz
+        );
+    }
     let _watchdog = Watchdog::start(
         shared.clone(),
         notifier.clone(),
@@ -398,6 +440,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     let mut hold_log = HoldLog::default();
     let mut driver_log = DriverLog::new(&session.config);
     let mut health_log: HealthLog<(bool, LoopMode)> = HealthLog::default();
+    let mut source_status = session.source_status();
     loop {
         if let Some(cause) = stop_request.requested() {
             if cause == StopCause::TerminalClosed {
@@ -429,6 +472,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 // input threads, whose devices are reported afresh.
                 hold_log = HoldLog::default();
                 driver_log = DriverLog::new(&session.config);
+                source_status = session.source_status();
                 // The next report a full second after the new loop started, when its first
                 // one-second health window has closed (not "loop started" again).
                 last_report = Instant::now();
@@ -448,6 +492,20 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 status_text(&status_reader.read(), mode, wakes / since_report.max(1e-3))
             };
             last_heartbeat = heartbeat;
+            let (status, source_text, source_lines) = match &mut source_status {
+                Some(source) => {
+                    let (text, lines) = source.report(clock::now_ns());
+                    (format!("{status} | {text}"), Some(text), lines)
+                }
+                None => (status, None, Vec::new()),
+            };
+            for (warning, line) in source_lines {
+                if warning {
+                    tracing::warn!("{line}");
+                } else {
+                    tracing::info!("{line}");
+                }
+            }
             if health_log.at_info(Instant::now(), (stalled, mode)) {
                 tracing::info!("loop health: {status}");
             } else {
@@ -466,17 +524,29 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
             // After the FFB holds: a missing wheel's warning is the newest one the dashboard
             // shows, not the "no device" hold it causes.
             let presence = session.inputs.presence();
-            for line in driver_log.lines(&presence, mode) {
-                if line.warning {
-                    tracing::warn!("{}", line.text);
-                } else {
-                    tracing::info!("{}", line.text);
+            let driver = if let Some(source) = &source_text {
+                // The game drives the car (the input devices are there for the e-stop only):
+                // the dashboard's title says which game, its rate and age.
+                format!("game: {}", source.trim_start_matches("source: "))
+            } else {
+                for line in driver_log.lines(&presence, mode) {
+                    if line.warning {
+                        tracing::warn!("{}", line.text);
+                    } else {
+                        tracing::info!("{}", line.text);
+                    }
                 }
-            }
-            let driver = driver_log.driver(&presence).text();
+                driver_log.driver(&presence).text()
+            };
             let telemetry = run.telemetry.snapshot().unwrap_or_default();
+            // With a game source `status` already says it (`| source: ...`): no driver part.
+            let driver_part = if source_text.is_some() {
+                String::new()
+            } else {
+                format!(" | driver: {driver}")
+            };
             notifier.send(&format!(
-                "STATUS={status} | driver: {driver}{}{}{}",
+                "STATUS={status}{driver_part}{}{}{}",
                 HoldLog::status(&session.ffb),
                 QuarantineLog::status(&shared.quarantine),
                 telemetry_status(&telemetry)
@@ -511,6 +581,13 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
 impl Session {
     fn rt_finished(&self) -> bool {
         self.rt.is_finished()
+    }
+
+    /// The health thread's view of this session's game source, if it has one.
+    fn source_status(&self) -> Option<SourceStatus> {
+        self.game
+            .as_ref()
+            .map(|(_, feed)| SourceStatus::new(feed.clone()))
     }
 }
 

@@ -16,7 +16,9 @@ use crate::rt::stage::RtStage;
 ///
 /// Every stage receives the player car's [`rig_protocols::Frame`] once per tick, and
 /// `safe_stop` on exit, reload, fault and e-stop. Building happens at start and on every
-/// SIGHUP reload (after the old stages were safe-stopped and dropped).
+/// SIGHUP reload (after the old stages were safe-stopped and dropped). With a game source
+/// (`[source] kind = "game"`) there is no FFB stage: the game drives the wheel's force
+/// feedback and rigd never opens it.
 pub fn build_output_stages(config: &Config, links: &SessionLinks) -> Result<Vec<Box<dyn RtStage>>> {
     let mut stages: Vec<Box<dyn RtStage>> = Vec::new();
 
@@ -25,7 +27,12 @@ pub fn build_output_stages(config: &Config, links: &SessionLinks) -> Result<Vec<
     if let Some(rumble) = crate::input::rumble::stage(&config.devices, &links.rumble) {
         stages.push(Box::new(rumble));
     }
-    if let Some(ffb) = crate::ffb::stage(config, &links.ffb)? {
+    if config.source.is_game() {
+        tracing::info!(
+            "force feedback stays with the game ([source] kind = \"game\"): rigd does not open \
+             the wheel's force feedback"
+        );
+    } else if let Some(ffb) = crate::ffb::stage(config, &links.ffb)? {
         stages.push(Box::new(ffb));
     }
 

@@ -9,6 +9,11 @@
 //! made-up value: a game that sends only some packet types (F1's Motion and Car Telemetry
 //! come as separate datagrams) gives samples that each fill a part, and the bridge keeps the
 //! latest value of each channel.
+//!
+//! [`decode`] reads a datagram as one [`GameFormat`] (or, without one, as whatever [`detect`]
+//! recognises); one module per game does the reading, each with `decode` and `matches`.
+
+pub mod forza;
 
 /// Which game stream a datagram was decoded as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,6 +44,91 @@ pub enum GameStream {
     OutSimPack2,
     /// Gran Turismo 7 (Salsa20-encrypted packets).
     Gt7,
+}
+
+impl GameStream {
+    /// The game (format) this stream belongs to.
+    pub fn format(self) -> GameFormat {
+        match self {
+            GameStream::ForzaSled
+            | GameStream::ForzaFm7Dash
+            | GameStream::ForzaHorizon
+            | GameStream::ForzaFm2023 => GameFormat::Forza,
+            GameStream::F1_24 | GameStream::F1_25 => GameFormat::F1,
+            GameStream::Codemasters => GameFormat::Codemasters,
+            GameStream::EaWrc => GameFormat::EaWrc,
+            GameStream::BeamNgMotionSim => GameFormat::BeamNg,
+            GameStream::OutGauge | GameStream::OutSim | GameStream::OutSimPack2 => GameFormat::Lfs,
+            GameStream::Gt7 => GameFormat::Gt7,
+        }
+    }
+
+    /// A short name for logs and status lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameStream::ForzaSled => "Forza Sled",
+            GameStream::ForzaFm7Dash => "Forza FM7 Car Dash",
+            GameStream::ForzaHorizon => "Forza Horizon",
+            GameStream::ForzaFm2023 => "Forza Motorsport 2023",
+            GameStream::F1_24 => "F1 24",
+            GameStream::F1_25 => "F1 25",
+            GameStream::Codemasters => "Codemasters",
+            GameStream::EaWrc => "EA WRC",
+            GameStream::BeamNgMotionSim => "BeamNG MotionSim",
+            GameStream::OutGauge => "OutGauge",
+            GameStream::OutSim => "OutSim",
+            GameStream::OutSimPack2 => "OutSimPack2",
+            GameStream::Gt7 => "Gran Turismo 7",
+        }
+    }
+}
+
+/// A game whose telemetry the bridge reads (one decoder module each; a game may send more
+/// than one [`GameStream`], e.g. BeamNG's MotionSim and OutGauge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GameFormat {
+    /// Forza Motorsport 7 / 2023, Forza Horizon 4/5.
+    Forza,
+    /// EA F1 24 / F1 25.
+    F1,
+    /// Codemasters extradata=3.
+    Codemasters,
+    /// EA Sports WRC.
+    EaWrc,
+    /// BeamNG.drive MotionSim + OutGauge.
+    BeamNg,
+    /// Live for Speed OutSim / OutSimPack2 + OutGauge.
+    Lfs,
+    /// Gran Turismo 7.
+    Gt7,
+}
+
+/// The game a datagram looks like (length and magic/header checks only), or `None`.
+/// Each decoder adds its `matches` here.
+pub fn detect_format(bytes: &[u8]) -> Option<GameFormat> {
+    if forza::matches(bytes) {
+        Some(GameFormat::Forza)
+    } else {
+        None
+    }
+}
+
+/// The stream a datagram decodes as, or `None` when no decoder reads it.
+pub fn detect(bytes: &[u8]) -> Option<GameStream> {
+    decode(None, bytes).ok().map(|sample| sample.stream)
+}
+
+/// Decodes `bytes` as `format`, or as whatever [`detect_format`] recognises when `None`
+/// (auto). Each decoder adds its arm here.
+pub fn decode(format: Option<GameFormat>, bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
+    let unrecognised = GameDecodeError::Unrecognised { len: bytes.len() };
+    match format
+        .or_else(|| detect_format(bytes))
+        .ok_or(unrecognised.clone())?
+    {
+        GameFormat::Forza => forza::decode(bytes),
+        _ => Err(unrecognised),
+    }
 }
 
 /// The motion channels of one sample.

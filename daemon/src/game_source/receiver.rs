@@ -1,0 +1,421 @@
+//! The game bridge's receiver: a non-RT thread (`rigd-game-rx`) that owns one UDP socket per
+//! `[source] listen` address, decodes every datagram, stamps its arrival on CLOCK_MONOTONIC
+//! and hands `(arrival_ns, GameSample)` to the RT thread through a wait-free SPSC ring sized
+//! at start-up ([`RING_CAPACITY`]). Only decoded samples enter the ring: garbage never reaches
+//! the RT side.
+//!
+//! Which datagrams count ([`Classifier`]): with a `format`, datagrams that decode as it; with
+//! `auto`, the first datagram any decoder recognises locks the receiver onto that game, and
+//! from then on only its datagrams count. Everything else is garbage: a wrong size, a wrong
+//! magic or header, random bytes, or another game's format (counted apart as foreign).
+//! A valid packet of a type the bridge does not read (e.g. F1's Lobby Info) is ignored, not
+//! garbage. Counters per listen address, atomics the health thread reads: packets and bytes
+//! accepted, garbage, foreign, ignored, last arrival ([`ListenCounters`]).
+//!
+//! The thread sleeps in `poll(2)` on all its sockets with a 100 ms timeout, so dropping the
+//! [`GameReceiver`] stops it within 100 ms; it then closes the sockets (a reload can bind
+//! the same addresses again at once).
+
+use std::io::ErrorKind;
+use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+use rig_protocols::game::{self, GameDecodeError, GameFormat, GameSample, GameStream};
+
+use crate::rt::clock::now_ns;
+
+/// Samples the ring holds (the RT thread drains it every tick; a game sends at most a few
+/// hundred a second, so this is seconds of slack).
+pub const RING_CAPACITY: usize = 1024;
+/// How long the thread sleeps in `poll` before it looks at its quit flag, ms.
+const POLL_TIMEOUT_MS: i32 = 100;
+/// The largest UDP payload, bytes (one buffer, allocated at start).
+const MAX_DATAGRAM: usize = 65_536;
+
+/// Every stream, in the order their index is stored in [`SourceFeed`].
+const STREAMS: [GameStream; 13] = [
+    GameStream::ForzaSled,
+    GameStream::ForzaFm7Dash,
+    GameStream::ForzaHorizon,
+    GameStream::ForzaFm2023,
+    GameStream::F1_24,
+    GameStream::F1_25,
+    GameStream::Codemasters,
+    GameStream::EaWrc,
+    GameStream::BeamNgMotionSim,
+    GameStream::OutGauge,
+    GameStream::OutSim,
+    GameStream::OutSimPack2,
+    GameStream::Gt7,
+];
+
+/// One sample on its way to the RT thread: its arrival on CLOCK_MONOTONIC, ns, and itself.
+pub type Arrival = (u64, GameSample);
+
+/// The counters of one listen address (written by the receiver, read by the health thread).
+#[derive(Debug)]
+pub struct ListenCounters {
+    /// The address listened on.
+    pub address: SocketAddr,
+    /// Datagrams decoded and handed to the RT thread.
+    pub packets: AtomicU64,
+    /// Their bytes.
+    pub bytes: AtomicU64,
+    /// Datagrams dropped as garbage (foreign ones included).
+    pub garbage: AtomicU64,
+    /// Of the garbage: datagrams of another game than the one read.
+    pub foreign: AtomicU64,
+    /// Valid packets of a type the bridge does not read.
+    pub ignored: AtomicU64,
+    /// Arrival of the last accepted datagram, CLOCK_MONOTONIC ns (0: none yet).
+    pub last_arrival_ns: AtomicU64,
+}
+
+impl ListenCounters {
+    fn new(address: SocketAddr) -> ListenCounters {
+        ListenCounters {
+            address,
+            packets: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            garbage: AtomicU64::new(0),
+            foreign: AtomicU64::new(0),
+            ignored: AtomicU64::new(0),
+            last_arrival_ns: AtomicU64::new(0),
+        }
+    }
+}
+
+/// What the receiver, the RT thread and the health thread share about the source: atomics.
+#[derive(Debug)]
+pub struct SourceFeed {
+    /// One entry per listen address, in config order.
+    pub listeners: Vec<ListenCounters>,
+    /// Samples dropped because the ring was full (the RT thread not draining).
+    pub ring_full: AtomicU64,
+    /// The stream of the last accepted datagram: 0 none yet, else 1 + index in `STREAMS`.
+    stream: AtomicU8,
+    /// The condition the RT thread found on its last tick (`SourceCondition as u8`).
+    condition: AtomicU8,
+}
+
+impl SourceFeed {
+    fn new(addresses: &[SocketAddr]) -> SourceFeed {
+        SourceFeed {
+            listeners: addresses.iter().map(|a| ListenCounters::new(*a)).collect(),
+            ring_full: AtomicU64::new(0),
+            stream: AtomicU8::new(0),
+            condition: AtomicU8::new(0),
+        }
+    }
+
+    /// The stream of the last accepted datagram.
+    pub fn stream(&self) -> Option<GameStream> {
+        let index = usize::from(self.stream.load(Ordering::Relaxed));
+        index.checked_sub(1).and_then(|i| STREAMS.get(i)).copied()
+    }
+
+    fn set_stream(&self, stream: GameStream) {
+        let index = STREAMS.iter().position(|s| *s == stream).unwrap_or(0);
+        self.stream.store(index as u8 + 1, Ordering::Relaxed);
+    }
+
+    /// The condition code the RT thread stored last.
+    pub fn condition_code(&self) -> u8 {
+        self.condition.load(Ordering::Relaxed)
+    }
+
+    /// Stores the RT thread's condition code (wait-free).
+    pub fn set_condition_code(&self, code: u8) {
+        self.condition.store(code, Ordering::Relaxed);
+    }
+
+    /// Accepted datagrams on every address.
+    pub fn packets(&self) -> u64 {
+        self.listeners
+            .iter()
+            .map(|l| l.packets.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Garbage datagrams on every address.
+    pub fn garbage(&self) -> u64 {
+        self.listeners
+            .iter()
+            .map(|l| l.garbage.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// The newest accepted arrival on any address, ns (None before the first).
+    pub fn last_arrival_ns(&self) -> Option<u64> {
+        self.listeners
+            .iter()
+            .map(|l| l.last_arrival_ns.load(Ordering::Relaxed))
+            .max()
+            .filter(|t| *t > 0)
+    }
+}
+
+/// What a datagram is, for the bridge.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// A sample of the game read.
+    Sample(GameSample),
+    /// A valid packet of a type the bridge does not read.
+    Ignored,
+    /// Not the game read: wrong size, magic or header, random bytes.
+    Garbage,
+    /// Another game's datagram.
+    Foreign,
+}
+
+/// Decides what each datagram is, locking `auto` onto the first game recognised.
+#[derive(Debug, Clone)]
+pub struct Classifier {
+    locked: Option<GameFormat>,
+}
+
+impl Classifier {
+    /// A classifier for `format` (`None`: auto-detect and lock).
+    pub fn new(format: Option<GameFormat>) -> Classifier {
+        Classifier { locked: format }
+    }
+
+    /// The game read (None until auto-detection recognised one).
+    pub fn locked(&self) -> Option<GameFormat> {
+        self.locked
+    }
+
+    /// What `bytes` is; the first recognised datagram locks an auto classifier.
+    pub fn classify(&mut self, bytes: &[u8]) -> Verdict {
+        match game::decode(self.locked, bytes) {
+            Ok(sample) => {
+                self.locked.get_or_insert(sample.stream.format());
+                Verdict::Sample(sample)
+            }
+            Err(GameDecodeError::Ignored { stream, .. }) => {
+                if self.locked.is_some_and(|game| game != stream.format()) {
+                    Verdict::Foreign
+                } else {
+                    Verdict::Ignored
+                }
+            }
+            Err(_) => match (self.locked, game::detect_format(bytes)) {
+                (Some(game), Some(other)) if other != game => Verdict::Foreign,
+                _ => Verdict::Garbage,
+            },
+        }
+    }
+}
+
+/// The running receiver thread; dropping it stops the thread and closes its sockets.
+#[derive(Debug)]
+pub struct GameReceiver {
+    quit: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for GameReceiver {
+    fn drop(&mut self) {
+        self.quit.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Binds every address of `listen` and starts the receiver for `format` (`None`: auto);
+/// returns it, the ring's RT end and the shared counters.
+pub fn start(
+    listen: &[SocketAddr],
+    format: Option<GameFormat>,
+) -> Result<(GameReceiver, rtrb::Consumer<Arrival>, Arc<SourceFeed>)> {
+    let sockets = listen
+        .iter()
+        .map(|address| bind(*address))
+        .collect::<Result<Vec<_>>>()?;
+    let feed = Arc::new(SourceFeed::new(listen));
+    let (producer, consumer) = rtrb::RingBuffer::new(RING_CAPACITY);
+    let quit = Arc::new(AtomicBool::new(false));
+    let worker = Worker {
+        sockets,
+        classifier: Classifier::new(format),
+        producer,
+        feed: feed.clone(),
+        quit: quit.clone(),
+    };
+    let thread = std::thread::Builder::new()
+        .name("rigd-game-rx".into())
+        .spawn(move || worker.run())
+        .context("cannot start the game telemetry receiver thread")?;
+    Ok((
+        GameReceiver {
+            quit,
+            thread: Some(thread),
+        },
+        consumer,
+        feed,
+    ))
+}
+
+fn bind(address: SocketAddr) -> Result<UdpSocket> {
+    let socket = UdpSocket::bind(address).map_err(|e| {
+        let fix = match e.kind() {
+            ErrorKind::AddrInUse => {
+                "another program (a second rigd, a dashboard app) listens there: stop it, or \
+                 choose another port here and in the game's telemetry settings"
+            }
+            ErrorKind::AddrNotAvailable => {
+                "use an address of this machine, or 0.0.0.0 for every interface"
+            }
+            ErrorKind::PermissionDenied => "use a port above 1023",
+            _ => "check [source] listen",
+        };
+        anyhow::anyhow!(
+            "cannot listen for the game's telemetry on {address}: {} (fix: {fix})",
+            rig_toml::plain::io_words(&e)
+        )
+    })?;
+    socket
+        .set_nonblocking(true)
+        .with_context(|| format!("cannot make the socket on {address} non-blocking"))?;
+    Ok(socket)
+}
+
+/// The thread's state.
+struct Worker {
+    sockets: Vec<UdpSocket>,
+    classifier: Classifier,
+    producer: rtrb::Producer<Arrival>,
+    feed: Arc<SourceFeed>,
+    quit: Arc<AtomicBool>,
+}
+
+impl Worker {
+    fn run(mut self) {
+        let mut buffer = vec![0u8; MAX_DATAGRAM];
+        let mut fds: Vec<libc::pollfd> = self
+            .sockets
+            .iter()
+            .map(|socket| libc::pollfd {
+                fd: socket.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        while !self.quit.load(Ordering::Relaxed) {
+            // SAFETY: `fds` is a live array of `fds.len()` pollfd structs for the whole call.
+            let ready =
+                unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, POLL_TIMEOUT_MS) };
+            if ready <= 0 {
+                continue; // timeout or EINTR: look at the quit flag
+            }
+            for (index, fd) in fds.iter().enumerate() {
+                if fd.revents != 0 {
+                    self.drain(index, &mut buffer);
+                }
+            }
+        }
+    }
+
+    /// Reads every datagram waiting on socket `index`.
+    fn drain(&mut self, index: usize, buffer: &mut [u8]) {
+        loop {
+            let len = match self.sockets[index].recv(buffer) {
+                Ok(len) => len,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => return, // WouldBlock: drained (an ICMP error: nothing to read either)
+            };
+            let arrival_ns = now_ns();
+            let counters = &self.feed.listeners[index];
+            match self.classifier.classify(&buffer[..len]) {
+                Verdict::Sample(sample) => {
+                    counters.packets.fetch_add(1, Ordering::Relaxed);
+                    counters.bytes.fetch_add(len as u64, Ordering::Relaxed);
+                    counters
+                        .last_arrival_ns
+                        .store(arrival_ns, Ordering::Relaxed);
+                    self.feed.set_stream(sample.stream);
+                    if self.producer.push((arrival_ns, sample)).is_err() {
+                        self.feed.ring_full.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                Verdict::Ignored => {
+                    counters.ignored.fetch_add(1, Ordering::Relaxed);
+                }
+                Verdict::Foreign => {
+                    counters.foreign.fetch_add(1, Ordering::Relaxed);
+                    counters.garbage.fetch_add(1, Ordering::Relaxed);
+                }
+                Verdict::Garbage => {
+                    counters.garbage.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn forza_sled(race_on: u8) -> Vec<u8> {
+        let mut bytes = vec![0u8; 232];
+        bytes[0] = race_on;
+        bytes
+    }
+
+    #[test]
+    fn auto_locks_onto_the_first_game_and_everything_else_is_garbage() {
+        let mut auto = Classifier::new(None);
+        assert_eq!(auto.classify(&[1, 2, 3]), Verdict::Garbage);
+        assert_eq!(auto.locked(), None, "garbage locks nothing");
+        assert!(matches!(auto.classify(&forza_sled(1)), Verdict::Sample(_)));
+        assert_eq!(auto.locked(), Some(GameFormat::Forza));
+        assert_eq!(
+            auto.classify(&forza_sled(9)),
+            Verdict::Garbage,
+            "wrong flag"
+        );
+        assert_eq!(auto.classify(&[0u8; 500]), Verdict::Garbage, "wrong size");
+        let mut forza = Classifier::new(Some(GameFormat::Forza));
+        assert!(
+            matches!(forza.classify(&forza_sled(0)), Verdict::Sample(s) if s.driving == Some(false))
+        );
+    }
+
+    #[test]
+    fn a_real_socket_counts_and_hands_over_only_decoded_samples() {
+        let probe = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let address = probe.local_addr().unwrap();
+        drop(probe);
+        let (receiver, mut ring, feed) = start(&[address], None).unwrap();
+        let sender = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let before = now_ns();
+        sender.send_to(&[7u8; 100], address).unwrap();
+        sender.send_to(&forza_sled(1), address).unwrap();
+        sender.send_to(&forza_sled(3), address).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while feed.packets() + feed.garbage() < 3 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let (arrival, sample) = ring.pop().expect("the Forza sample");
+        assert!(arrival >= before && arrival <= now_ns());
+        assert_eq!(sample.stream, GameStream::ForzaSled);
+        assert!(ring.pop().is_err(), "garbage never enters the ring");
+        let counters = &feed.listeners[0];
+        assert_eq!(counters.packets.load(Ordering::Relaxed), 1);
+        assert_eq!(counters.bytes.load(Ordering::Relaxed), 232);
+        assert_eq!(counters.garbage.load(Ordering::Relaxed), 2);
+        assert_eq!(feed.stream(), Some(GameStream::ForzaSled));
+        assert_eq!(feed.last_arrival_ns(), Some(arrival));
+        let stopping = Instant::now();
+        drop(receiver);
+        assert!(stopping.elapsed() < Duration::from_millis(500));
+        UdpSocket::bind(address).expect("the address is free again after the drop");
+    }
+}
