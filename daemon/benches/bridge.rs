@@ -149,7 +149,8 @@ fn cpu_by_thread() -> Vec<(String, u64)> {
         let name = stat[open + 1..close].to_string();
         let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
         // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name.
-        let ticks: u64 = fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
+        let ticks: u64 =
+            fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
         match out.iter_mut().find(|(n, _)| *n == name) {
             Some((_, total)) => *total += ticks * tick_ns,
             None => out.push((name, ticks * tick_ns)),
@@ -248,7 +249,11 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
         .collect();
 
     // rigd's receiver, on a port found free just before.
-    let port = UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let address: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let (receiver, mut ring_out, _feed) =
         rigd::game_source::receiver::start(&[address], Some(GameFormat::Forza)).unwrap();
@@ -337,7 +342,10 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
     let tick = (thread_cpu_ns() - tick_cpu_start) as f64 / wall;
     let share_of = |name: &str| {
         let at = |snapshot: &[(String, u64)]| {
-            snapshot.iter().find(|(n, _)| n == name).map_or(0, |(_, ns)| *ns)
+            snapshot
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(0, |(_, ns)| *ns)
         };
         at(&cpu_end).saturating_sub(at(&cpu_start)) as f64 / wall
     };
