@@ -134,11 +134,14 @@ fn sled_at(t: f64, out: &mut [u8]) -> usize {
         .expect("a Sled fits")
 }
 
-/// CPU time of every thread of this process by name, ns (threads of one name summed).
-fn cpu_by_thread() -> Vec<(String, u64)> {
+/// CPU time per thread name, ns (threads of one name summed).
+type ThreadCpu = Vec<(String, u64)>;
+
+/// CPU time of every thread of this process by name.
+fn cpu_by_thread() -> ThreadCpu {
     // SAFETY: sysconf has no preconditions.
     let tick_ns = 1_000_000_000 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
-    let mut out: Vec<(String, u64)> = Vec::new();
+    let mut out: ThreadCpu = Vec::new();
     for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
         let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
             continue;
@@ -296,7 +299,7 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
     let mut taken: Vec<(u64, usize)> = Vec::new();
     let mut active_ticks = 0u64;
     let measured_ticks = (seconds * TICK_HZ as f64) as u64;
-    let mut cpu_start: Option<(u64, Vec<(String, u64)>, u64)> = None;
+    let mut cpu_start: Option<(u64, ThreadCpu, u64)> = None;
     // Time spent in the frame builder (push and frame_at) during the window, ns.
     let mut builder_ns = 0u64;
     let mut deadline = now_ns() + TICK_NS;
