@@ -1,10 +1,11 @@
 //! The game bridge's motion path, measured (docs/BENCHMARKS.md, "game bridge"):
 //! `cargo bench -p rigd --bench bridge [-- --seconds S]`.
 //!
-//! A sender thread sends game datagrams over loopback UDP (sequence number, game clock and
-//! a moving acceleration and rotation, at 360 Hz with 0-1 ms of jitter); a receiver thread
-//! timestamps each on arrival (CLOCK_MONOTONIC), decodes it and hands it to the tick thread
-//! through a wait-free ring; the tick thread runs at 1 kHz on absolute deadlines: it drains
+//! A sender thread sends Forza Sled datagrams over loopback UDP (game clock, a moving
+//! acceleration and rotation, at 360 Hz with 0-1 ms of jitter); rigd's game receiver
+//! ([`rigd::game_source::receiver`]) timestamps each on arrival (CLOCK_MONOTONIC), decodes it
+//! and hands it to the tick thread through its wait-free ring; the tick thread (the bench's
+//! own loop standing in for `RtLoop`'s game mode) runs at 1 kHz on absolute deadlines: it drains
 //! the ring into [`GameFrames`], renders the tick's frame and runs every platform's real
 //! [`MotionStage`] (washout, kinematics, safety, tracker), whose writer threads write SMC3
 //! frames to a pty; a reader thread timestamps each frame as it comes out of the pty master.
@@ -14,12 +15,9 @@
 //! frame per command, so the n-th command is the n-th frame; the run checks the counts
 //! agree). Measured with one platform at 100 Hz and at 1000 Hz output.
 //!
-//! CPU: the process's user + system time over the run, less the sender's and the pty
-//! readers' own thread CPU time (they stand for the game and the controllers), with two
-//! platforms at 1000 Hz output.
-//!
-//! The datagram decoding here is the bench's own 40-byte layout, not a game's: decoders cost
-//! well under a microsecond and belong to the receiver, which this bench stands in for.
+//! CPU: each thread's user + system time over the window (`/proc/self/task`), with two
+//! platforms at 1000 Hz output; the sender and the pty readers stand for the game and the
+//! controllers and are not counted.
 
 use std::net::UdpSocket;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -28,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rig_physics::CarTelemetry;
-use rig_protocols::game::{GameSample, GameStream};
+use rig_protocols::game::GameFormat;
 use rig_protocols::Frame;
 use rigd::game_source::frames::{GameFrameSettings, GameFrames};
 use rigd::motion::panic_park::PanicPark;
@@ -85,20 +83,9 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-fn process_cpu_ns() -> u64 {
-    // SAFETY: a zeroed rusage is a valid out-parameter.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    (us(usage.ru_utime) + us(usage.ru_stime)) * 1_000
-}
-
 /// Reads SMC3 frames (15 bytes) from the pty master until `stop`; the read time of each
-/// frame, ns, and the thread's CPU time.
-fn read_frames(master: OwnedFd, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<u64>>>) -> u64 {
+/// frame, ns.
+fn read_frames(master: OwnedFd, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<u64>>>) {
     use std::os::fd::AsRawFd;
     let fd = master.as_raw_fd();
     let mut buffered = 0usize;
@@ -127,46 +114,52 @@ fn read_frames(master: OwnedFd, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<u64>>>
             frames.push(at);
         }
     }
-    thread_cpu_ns()
 }
 
-/// The bench's datagram: sequence, game time, acceleration and angular velocity.
-fn encode(seq: u64, t: f64) -> [u8; 40] {
-    let mut out = [0u8; 40];
-    out[..8].copy_from_slice(&seq.to_le_bytes());
-    out[8..16].copy_from_slice(&t.to_le_bytes());
+/// The game's Sled packet at game time `t`: a moving acceleration and rotation.
+fn sled_at(t: f64, out: &mut [u8]) -> usize {
     let w = 2.0 * std::f64::consts::PI * 0.7;
-    let values = [
-        (3.0 * (w * t).sin()) as f32,
-        (2.0 * (1.3 * w * t).cos()) as f32,
-        0.0f32,
-        (0.2 * (w * t).sin()) as f32,
-        (0.1 * (w * t).cos()) as f32,
-        (0.3 * (0.5 * w * t).sin()) as f32,
+    let mut frame = Frame::default();
+    frame.car.time_s = t;
+    frame.car.acceleration_body_mps2 = [3.0 * (w * t).sin(), 2.0 * (1.3 * w * t).cos(), 0.0];
+    frame.car.angular_velocity_body_radps = [
+        0.2 * (w * t).sin(),
+        0.1 * (w * t).cos(),
+        0.3 * (0.5 * w * t).sin(),
     ];
-    for (i, v) in values.iter().enumerate() {
-        out[16 + 4 * i..20 + 4 * i].copy_from_slice(&v.to_le_bytes());
+    frame.car.velocity_body_mps = [30.0, 0.0, 0.0];
+    frame.car.drivetrain.engine_rpm = 6_000.0;
+    rig_protocols::Format::ForzaSled
+        .encode(&frame, out)
+        .expect("a Sled fits")
+}
+
+/// CPU time per thread name, ns (threads of one name summed).
+type ThreadCpu = Vec<(String, u64)>;
+
+/// CPU time of every thread of this process by name.
+fn cpu_by_thread() -> ThreadCpu {
+    // SAFETY: sysconf has no preconditions.
+    let tick_ns = 1_000_000_000 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
+    let mut out: ThreadCpu = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close].to_string();
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name.
+        let ticks: u64 =
+            fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, total)) => *total += ticks * tick_ns,
+            None => out.push((name, ticks * tick_ns)),
+        }
     }
     out
-}
-
-fn decode(bytes: &[u8]) -> Option<(u64, GameSample)> {
-    if bytes.len() != 40 {
-        return None;
-    }
-    let f = |i: usize| {
-        f64::from(f32::from_le_bytes(
-            bytes[16 + 4 * i..20 + 4 * i].try_into().unwrap(),
-        ))
-    };
-    let mut sample = GameSample::empty(GameStream::ForzaSled);
-    sample.game_time_s = Some(f64::from_le_bytes(bytes[8..16].try_into().unwrap()));
-    sample.driving = Some(true);
-    sample.motion.acceleration_body_mps2 = Some([f(0), f(1), f(2)]);
-    sample.motion.angular_velocity_body_radps = Some([f(3), f(4), f(5)]);
-    sample.motion.velocity_body_mps = Some([30.0, 0.0, 0.0]);
-    sample.motion.roll_pitch_yaw_rad = Some([0.0; 3]);
-    Some((u64::from_le_bytes(bytes[..8].try_into().unwrap()), sample))
 }
 
 fn platform_config(pty: &str, rate_hz: u32, name: &str) -> String {
@@ -202,6 +195,8 @@ struct CpuShares {
     builder: f64,
     /// The whole tick thread (its sleeps' wake-ups, the builder, every motion stage).
     tick: f64,
+    /// The motion writer threads (serial ports).
+    writers: f64,
 }
 
 struct Report {
@@ -243,57 +238,49 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
     let every_ticks = (TICK_HZ / u64::from(output_hz)).max(1);
 
     let stop = Arc::new(AtomicBool::new(false));
-    let harness_start = now_ns();
     let frame_times: Vec<Arc<Mutex<Vec<u64>>>> = (0..platforms).map(|_| Arc::default()).collect();
     let readers: Vec<_> = ptys
         .into_iter()
         .zip(&frame_times)
         .map(|(pty, out)| {
             let (stop, out) = (stop.clone(), out.clone());
-            std::thread::spawn(move || read_frames(pty.master, stop, out))
+            std::thread::Builder::new()
+                .name("bench-pty".into())
+                .spawn(move || read_frames(pty.master, stop, out))
+                .unwrap()
         })
         .collect();
 
-    // The receiver: real UDP, arrival stamped on the monotonic clock.
-    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-    socket
-        .set_read_timeout(Some(Duration::from_millis(50)))
-        .unwrap();
-    let address = socket.local_addr().unwrap();
-    let (mut ring_in, mut ring_out) = rtrb::RingBuffer::<(u64, u64, GameSample)>::new(256);
-    let receiver = {
-        let stop = stop.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 2048];
-            while !stop.load(Ordering::Relaxed) {
-                if let Ok(n) = socket.recv(&mut buf) {
-                    let arrival = now_ns();
-                    if let Some((seq, sample)) = decode(&buf[..n]) {
-                        let _ = ring_in.push((arrival, seq, sample));
-                    }
-                }
-            }
-            thread_cpu_ns()
-        })
-    };
+    // rigd's receiver, on a port found free just before.
+    let port = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let (receiver, mut ring_out, _feed) =
+        rigd::game_source::receiver::start(&[address], Some(GameFormat::Forza)).unwrap();
     // The game.
     let sender = {
         let stop = stop.clone();
-        std::thread::spawn(move || {
-            let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-            let start = now_ns();
-            let period = 1e9 / INPUT_HZ;
-            let mut seq = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                let due = start + (seq as f64 * period) as u64;
-                // 0-1 ms of jitter, deterministic.
-                sleep_until_ns(due + (seq * 7_919 % 11) * 100_000);
-                let t = seq as f64 / INPUT_HZ;
-                let _ = socket.send_to(&encode(seq, t), address);
-                seq += 1;
-            }
-            thread_cpu_ns()
-        })
+        std::thread::Builder::new()
+            .name("bench-game".into())
+            .spawn(move || {
+                let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+                let start = now_ns();
+                let period = 1e9 / INPUT_HZ;
+                let mut packet = [0u8; 512];
+                let mut seq = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    let due = start + (seq as f64 * period) as u64;
+                    // 0-1 ms of jitter, deterministic.
+                    sleep_until_ns(due + (seq * 7_919 % 11) * 100_000);
+                    let len = sled_at(seq as f64 / INPUT_HZ, &mut packet);
+                    let _ = socket.send_to(&packet[..len], address);
+                    seq += 1;
+                }
+            })
+            .unwrap()
     };
 
     let settings = GameFrameSettings {
@@ -312,7 +299,7 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
     let mut taken: Vec<(u64, usize)> = Vec::new();
     let mut active_ticks = 0u64;
     let measured_ticks = (seconds * TICK_HZ as f64) as u64;
-    let mut cpu_start: Option<(u64, u64, u64)> = None;
+    let mut cpu_start: Option<(u64, ThreadCpu, u64)> = None;
     // Time spent in the frame builder (push and frame_at) during the window, ns.
     let mut builder_ns = 0u64;
     let mut deadline = now_ns() + TICK_NS;
@@ -324,7 +311,7 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
         assert!(now < give_up, "the platforms never came up");
         let measuring = active_ticks >= WARM_UP_TICKS;
         let builder_start = now_ns();
-        while let Ok((arrival, _seq, sample)) = ring_out.pop() {
+        while let Ok((arrival, sample)) = ring_out.pop() {
             frames.push(arrival, &sample);
             if measuring {
                 taken.push((arrival, commands));
@@ -349,32 +336,39 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
             active_ticks += 1;
         }
         if active_ticks == WARM_UP_TICKS {
-            cpu_start = Some((now_ns(), process_cpu_ns(), thread_cpu_ns()));
+            cpu_start = Some((now_ns(), cpu_by_thread(), thread_cpu_ns()));
         }
     }
     let (wall_start, cpu_start, tick_cpu_start) = cpu_start.unwrap();
-    let wall = now_ns() - wall_start;
-    let cpu = process_cpu_ns() - cpu_start;
-    let tick_cpu = thread_cpu_ns() - tick_cpu_start;
+    let wall = (now_ns() - wall_start) as f64;
+    let cpu_end = cpu_by_thread();
+    let tick = (thread_cpu_ns() - tick_cpu_start) as f64 / wall;
+    let share_of = |name: &str| {
+        let at = |snapshot: &[(String, u64)]| {
+            snapshot
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(0, |(_, ns)| *ns)
+        };
+        at(&cpu_end).saturating_sub(at(&cpu_start)) as f64 / wall
+    };
+    let shares = CpuShares {
+        receiver: share_of("rigd-game-rx"),
+        builder: builder_ns as f64 / wall,
+        tick,
+        writers: share_of("motion-0"),
+    };
+    let cpu_share = shares.receiver + shares.tick + shares.writers;
     for stage in &mut stages {
         stage.safe_stop(StopReason::Exit);
     }
     drop(stages);
+    drop(receiver);
     stop.store(true, Ordering::Relaxed);
-    let sender_cpu = sender.join().unwrap();
-    let receiver_cpu = receiver.join().unwrap();
-    let reader_cpu: u64 = readers.into_iter().map(|r| r.join().unwrap()).sum();
-    // The harness threads ran before and after the window too: take their average share.
-    let harness_life = (now_ns() - harness_start) as f64;
-    let in_window = |thread_cpu: u64| thread_cpu as f64 * wall as f64 / harness_life;
-    let harness = in_window(sender_cpu + reader_cpu);
-    let cpu_share = (cpu as f64 - harness.min(cpu as f64)) / wall as f64;
-    let wall = wall as f64;
-    let shares = CpuShares {
-        receiver: in_window(receiver_cpu) / wall,
-        builder: builder_ns as f64 / wall,
-        tick: tick_cpu as f64 / wall,
-    };
+    sender.join().unwrap();
+    for reader in readers {
+        reader.join().unwrap();
+    }
 
     let frame_times = frame_times[0].lock().unwrap().clone();
     let mut latencies_ns = Vec::new();
@@ -426,13 +420,13 @@ fn main() {
     }
     let r = run(2, 1000, seconds);
     println!(
-        "CPU, 2 platforms at 1000 Hz: {:.2} % of one core (goal < 5 %: {}): receiver {:.2} %, tick thread {:.2} % (of which the frame builder {:.3} %), the rest (the two serial writer threads) {:.2} %",
+        "CPU, 2 platforms at 1000 Hz: {:.2} % of one core (goal < 5 %: {}): receiver {:.2} %, tick thread {:.2} % (of which the frame builder {:.3} %), the two serial writer threads {:.2} %",
         r.cpu_share * 100.0,
         if r.cpu_share < 0.05 { "met" } else { "missed" },
         r.shares.receiver * 100.0,
         r.shares.tick * 100.0,
         r.shares.builder * 100.0,
-        (r.cpu_share - r.shares.receiver - r.shares.tick) * 100.0,
+        r.shares.writers * 100.0,
     );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average at the end: {}", load.trim());

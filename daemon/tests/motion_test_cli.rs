@@ -160,8 +160,8 @@ fn assert_within_limits(frames: &[[f64; 6]]) {
     // v_max per frame, in half travels, plus the 12-bit rounding.
     let max_step = MAX_SPEED_MPS / RATE_HZ / HALF_TRAVEL_M + 2.0 / 2047.0;
     for (n, w) in frames.windows(2).enumerate() {
-        for k in 0..6 {
-            let step = (w[1][k] - w[0][k]).abs();
+        for (k, (after, before)) in w[1].iter().zip(&w[0]).enumerate() {
+            let step = (after - before).abs();
             assert!(
                 step <= max_step,
                 "frame {n} actuator {k} stepped {step} (limit {max_step})"
