@@ -9,6 +9,16 @@
 //! made-up value: a game that sends only some packet types (F1's Motion and Car Telemetry
 //! come as separate datagrams) gives samples that each fill a part, and the bridge keeps the
 //! latest value of each channel.
+//!
+//! [`detect`] tells the streams apart by length and magic as receivers do (Codemasters, F1 and
+//! EA WRC may share port 20777: Codemasters is 264 bytes, EA WRC's default structure 237 or
+//! 241, F1 packets carry their packet format and id) and [`decode`] decodes what it detected.
+
+pub mod beamng;
+pub mod codemasters;
+pub mod ea_wrc;
+pub mod lfs;
+mod vectors;
 
 /// Which game stream a datagram was decoded as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -182,4 +192,33 @@ pub enum GameDecodeError {
         /// The packet's type id.
         packet_id: u8,
     },
+}
+
+/// Which game stream `bytes` is, by length and magic; `None` for none rigd reads.
+///
+/// LFS OutSimPack2 carries no options: only the `0x1ff` layout (280 bytes, `LFST`) is
+/// recognised here; other option sets are decoded with [`lfs::decode_pack2`].
+pub fn detect(bytes: &[u8]) -> Option<GameStream> {
+    if codemasters::matches(bytes) {
+        Some(GameStream::Codemasters)
+    } else if ea_wrc::matches(bytes) {
+        Some(GameStream::EaWrc)
+    } else if beamng::matches(bytes) {
+        Some(GameStream::BeamNgMotionSim)
+    } else {
+        lfs::stream_of(bytes)
+    }
+}
+
+/// Detects and decodes one datagram.
+pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
+    match detect(bytes) {
+        Some(GameStream::Codemasters) => codemasters::decode(bytes),
+        Some(GameStream::EaWrc) => ea_wrc::decode(bytes),
+        Some(GameStream::BeamNgMotionSim) => beamng::decode(bytes),
+        Some(GameStream::OutSim | GameStream::OutGauge | GameStream::OutSimPack2) => {
+            lfs::decode(bytes)
+        }
+        _ => Err(GameDecodeError::Unrecognised { len: bytes.len() }),
+    }
 }
