@@ -3,7 +3,9 @@
 //! structs), checking the decoded values in rigd's conventions: a braking car has negative
 //! body x acceleration, a left turn a positive yaw rate, left side up a positive roll.
 
-use rig_protocols::game::{self, beamng, codemasters, ea_wrc, lfs, GameSample, GameStream};
+use rig_protocols::game::{
+    self, beamng, codemasters, ea_wrc, lfs, GameFormat, GameSample, GameStream,
+};
 use rig_protocols::telemetry::OutSimOptions;
 
 /// A datagram under construction: little-endian values at explicit byte offsets.
@@ -366,7 +368,7 @@ fn outsim_pack2_reads_every_part_at_its_documented_offset() {
     assert_near(s.wheels[FL].slip_angle_rad, 0.1f64.atan());
     assert_near(s.wheels[FL].temperature_c, 45.0);
     // Auto-detection recognises the 0x1ff layout and decodes it the same way.
-    assert_eq!(game::decode(&pack2_all().0), Ok(s));
+    assert_eq!(game::decode(None, &pack2_all().0), Ok(s));
 }
 
 #[test]
@@ -399,10 +401,16 @@ fn detect_tells_the_streams_apart_by_length_and_magic() {
     assert_eq!(detect(&Bytes::zeros(280)), None, "280 bytes without LFST");
     assert_eq!(detect(&motionsim().raw(0, b"XXXX")), None);
     assert_eq!(detect(&Bytes::zeros(100)), None);
-    let decoded: GameSample = game::decode(&codemasters_braking().0).unwrap();
+    let with = |format, bytes: &Bytes| game::decode(Some(format), &bytes.0).map(|s| s.stream);
+    assert_eq!(with(GameFormat::BeamNg, &outgauge(96)), Ok(GameStream::OutGauge));
+    assert_eq!(with(GameFormat::BeamNg, &motionsim()), Ok(GameStream::BeamNgMotionSim));
+    assert_eq!(with(GameFormat::EaWrc, &wrc_braking()), Ok(GameStream::EaWrc));
+    assert!(with(GameFormat::Codemasters, &wrc_braking()).is_err());
+    assert!(with(GameFormat::Lfs, &codemasters_braking()).is_err());
+    let decoded: GameSample = game::decode(None, &codemasters_braking().0).unwrap();
     assert_eq!(decoded.stream, GameStream::Codemasters);
     assert!(matches!(
-        game::decode(&[0; 100]),
+        game::decode(None, &[0; 100]),
         Err(game::GameDecodeError::Unrecognised { len: 100 })
     ));
 }

@@ -53,7 +53,7 @@ fn all_finite(sample: &GameSample) -> bool {
 fn check(bytes: &[u8]) {
     let options = OutSimOptions::new(OutSimOptions::MAIN | OutSimOptions::WHEELS).unwrap();
     let results = [
-        game::decode(bytes),
+        game::decode(None, bytes),
         codemasters::decode(bytes),
         ea_wrc::decode(bytes),
         beamng::decode(bytes),

@@ -2,7 +2,7 @@
 //!
 //! One module per section, each owned by the feature that reads it: `[sim]` ([`sim`]),
 //! `[loop]` ([`realtime`]), `[[telemetry]]` ([`telemetry`]), `[devices]` ([`devices`]),
-//! `[motion]` ([`motion`]), `[record]` ([`record`]). Every key has a default, so an empty file (or none) is valid.
+//! `[motion]` ([`motion`]), `[record]` ([`record`]), `[source]` ([`frame_source`]). Every key has a default, so an empty file (or none) is valid.
 //!
 //! Loading never stops at the first mistake: [`parse`] collects every syntax error, every
 //! unknown or mistyped key and every out-of-range value, each as a [`Problem`] naming file,
@@ -26,6 +26,7 @@
 
 pub mod devices;
 mod document;
+pub mod frame_source;
 pub mod motion;
 mod problem;
 pub mod realtime;
@@ -59,6 +60,8 @@ pub struct Config {
     pub motion: motion::MotionConfig,
     /// Recording the session for `rigd replay`.
     pub record: record::RecordConfig,
+    /// Where the frame comes from: the built-in simulation or a game's telemetry.
+    pub source: frame_source::SourceConfig,
 }
 
 impl Validate for Config {
@@ -71,6 +74,7 @@ impl Validate for Config {
         }
         self.devices.validate("devices", report);
         self.record.validate("record", report);
+        self.source.validate("source", report);
     }
 }
 

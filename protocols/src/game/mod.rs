@@ -10,13 +10,16 @@
 //! come as separate datagrams) gives samples that each fill a part, and the bridge keeps the
 //! latest value of each channel.
 //!
-//! [`detect`] tells the streams apart by length and magic as receivers do (Codemasters, F1 and
-//! EA WRC may share port 20777: Codemasters is 264 bytes, EA WRC's default structure 237 or
-//! 241, F1 packets carry their packet format and id) and [`decode`] decodes what it detected.
+//! [`decode`] reads a datagram as one [`GameFormat`] (or, without one, as whatever [`detect`]
+//! recognises); one module per game does the reading, each with `decode` and `matches`.
+//! Codemasters, F1 and EA WRC may share port 20777: Codemasters is 264 bytes, EA WRC's default
+//! structure 237 (241 with its packet code), and F1 packets carry their packet format and id
+//! (F1 24's 237-byte Motion Ex is told from EA WRC by that header).
 
 pub mod beamng;
 pub mod codemasters;
 pub mod ea_wrc;
+pub mod forza;
 pub mod lfs;
 mod vectors;
 
@@ -49,6 +52,101 @@ pub enum GameStream {
     OutSimPack2,
     /// Gran Turismo 7 (Salsa20-encrypted packets).
     Gt7,
+}
+
+impl GameStream {
+    /// The game (format) this stream belongs to.
+    pub fn format(self) -> GameFormat {
+        match self {
+            GameStream::ForzaSled
+            | GameStream::ForzaFm7Dash
+            | GameStream::ForzaHorizon
+            | GameStream::ForzaFm2023 => GameFormat::Forza,
+            GameStream::F1_24 | GameStream::F1_25 => GameFormat::F1,
+            GameStream::Codemasters => GameFormat::Codemasters,
+            GameStream::EaWrc => GameFormat::EaWrc,
+            GameStream::BeamNgMotionSim => GameFormat::BeamNg,
+            GameStream::OutGauge | GameStream::OutSim | GameStream::OutSimPack2 => GameFormat::Lfs,
+            GameStream::Gt7 => GameFormat::Gt7,
+        }
+    }
+
+    /// A short name for logs and status lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameStream::ForzaSled => "Forza Sled",
+            GameStream::ForzaFm7Dash => "Forza FM7 Car Dash",
+            GameStream::ForzaHorizon => "Forza Horizon",
+            GameStream::ForzaFm2023 => "Forza Motorsport 2023",
+            GameStream::F1_24 => "F1 24",
+            GameStream::F1_25 => "F1 25",
+            GameStream::Codemasters => "Codemasters",
+            GameStream::EaWrc => "EA WRC",
+            GameStream::BeamNgMotionSim => "BeamNG MotionSim",
+            GameStream::OutGauge => "OutGauge",
+            GameStream::OutSim => "OutSim",
+            GameStream::OutSimPack2 => "OutSimPack2",
+            GameStream::Gt7 => "Gran Turismo 7",
+        }
+    }
+}
+
+/// A game whose telemetry the bridge reads (one decoder module each; a game may send more
+/// than one [`GameStream`], e.g. BeamNG's MotionSim and OutGauge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GameFormat {
+    /// Forza Motorsport 7 / 2023, Forza Horizon 4/5.
+    Forza,
+    /// EA F1 24 / F1 25.
+    F1,
+    /// Codemasters extradata=3.
+    Codemasters,
+    /// EA Sports WRC.
+    EaWrc,
+    /// BeamNG.drive MotionSim + OutGauge.
+    BeamNg,
+    /// Live for Speed OutSim / OutSimPack2 + OutGauge.
+    Lfs,
+    /// Gran Turismo 7.
+    Gt7,
+}
+
+/// The game a datagram looks like (length and magic/header checks only), or `None`.
+/// Each decoder adds its `matches` here.
+pub fn detect_format(bytes: &[u8]) -> Option<GameFormat> {
+    if forza::matches(bytes) {
+        Some(GameFormat::Forza)
+    } else if codemasters::matches(bytes) {
+        Some(GameFormat::Codemasters)
+    } else if ea_wrc::matches(bytes) {
+        Some(GameFormat::EaWrc)
+    } else if beamng::matches(bytes) {
+        Some(GameFormat::BeamNg)
+    } else if lfs::matches(bytes) {
+        // Also BeamNG's OutGauge (96 bytes): the LFS layout, decoded the same way.
+        Some(GameFormat::Lfs)
+    } else {
+        None
+    }
+}
+
+/// The stream a datagram decodes as, or `None` when no decoder reads it.
+pub fn detect(bytes: &[u8]) -> Option<GameStream> {
+    decode(None, bytes).ok().map(|sample| sample.stream)
+}
+
+/// Decodes `bytes` as `format`, or as whatever [`detect_format`] recognises when `None`
+/// (auto). Each decoder adds its arm here.
+pub fn decode(format: Option<GameFormat>, bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
+    let unrecognised = GameDecodeError::Unrecognised { len: bytes.len() };
+    match format.or_else(|| detect_format(bytes)).ok_or(unrecognised.clone())? {
+        GameFormat::Forza => forza::decode(bytes),
+        GameFormat::Codemasters => codemasters::decode(bytes),
+        GameFormat::EaWrc => ea_wrc::decode(bytes),
+        GameFormat::BeamNg => beamng::decode(bytes),
+        GameFormat::Lfs => lfs::decode(bytes),
+        _ => Err(unrecognised),
+    }
 }
 
 /// The motion channels of one sample.
@@ -194,31 +292,3 @@ pub enum GameDecodeError {
     },
 }
 
-/// Which game stream `bytes` is, by length and magic; `None` for none rigd reads.
-///
-/// LFS OutSimPack2 carries no options: only the `0x1ff` layout (280 bytes, `LFST`) is
-/// recognised here; other option sets are decoded with [`lfs::decode_pack2`].
-pub fn detect(bytes: &[u8]) -> Option<GameStream> {
-    if codemasters::matches(bytes) {
-        Some(GameStream::Codemasters)
-    } else if ea_wrc::matches(bytes) {
-        Some(GameStream::EaWrc)
-    } else if beamng::matches(bytes) {
-        Some(GameStream::BeamNgMotionSim)
-    } else {
-        lfs::stream_of(bytes)
-    }
-}
-
-/// Detects and decodes one datagram.
-pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
-    match detect(bytes) {
-        Some(GameStream::Codemasters) => codemasters::decode(bytes),
-        Some(GameStream::EaWrc) => ea_wrc::decode(bytes),
-        Some(GameStream::BeamNgMotionSim) => beamng::decode(bytes),
-        Some(GameStream::OutSim | GameStream::OutGauge | GameStream::OutSimPack2) => {
-            lfs::decode(bytes)
-        }
-        _ => Err(GameDecodeError::Unrecognised { len: bytes.len() }),
-    }
-}
