@@ -96,8 +96,14 @@ fn codemasters_braking_in_a_left_turn_reads_in_rigds_axes() {
     assert_eq!(s.stream, GameStream::Codemasters);
     assert_near(s.game_time_s, 93.5);
     let a = s.motion.acceleration_body_mps2.expect("g-forces");
-    assert!((a[0] + 0.8 * G).abs() < 1e-4, "braking is negative body x: {a:?}");
-    assert!((a[1] - 0.5 * G).abs() < 1e-4, "a left turn pulls to +y: {a:?}");
+    assert!(
+        (a[0] + 0.8 * G).abs() < 1e-4,
+        "braking is negative body x: {a:?}"
+    );
+    assert!(
+        (a[1] - 0.5 * G).abs() < 1e-4,
+        "a left turn pulls to +y: {a:?}"
+    );
     assert_eq!(s.motion.position_m, Some([1.0, 3.0, 2.0]));
     assert_eq!(s.motion.velocity_body_mps, Some([20.0, 0.0, 0.0]));
     let [roll, pitch, yaw] = s.motion.roll_pitch_yaw_rad.expect("orientation");
@@ -126,16 +132,35 @@ fn codemasters_braking_in_a_left_turn_reads_in_rigds_axes() {
 fn codemasters_roll_pitch_and_heading_follow_the_direction_vectors() {
     // Left side up: the left vector (world +Z = rigd +y) tilts up (world Y).
     let rolled = codemasters_braking().f32s(44, &[0.0, 0.1, 0.995]);
-    let [roll, _, _] = codemasters::decode(&rolled.0).unwrap().motion.roll_pitch_yaw_rad.unwrap();
-    assert!((roll - 0.1).abs() < 2e-3, "left side up is positive roll: {roll}");
+    let [roll, _, _] = codemasters::decode(&rolled.0)
+        .unwrap()
+        .motion
+        .roll_pitch_yaw_rad
+        .unwrap();
+    assert!(
+        (roll - 0.1).abs() < 2e-3,
+        "left side up is positive roll: {roll}"
+    );
     // Nose down: the forward vector points below the horizon.
     let pitched = codemasters_braking().f32s(56, &[0.98, -0.2, 0.0]);
-    let [_, pitch, _] = codemasters::decode(&pitched.0).unwrap().motion.roll_pitch_yaw_rad.unwrap();
-    assert!((pitch - 0.2).abs() < 3e-3, "nose down is positive pitch: {pitch}");
+    let [_, pitch, _] = codemasters::decode(&pitched.0)
+        .unwrap()
+        .motion
+        .roll_pitch_yaw_rad
+        .unwrap();
+    assert!(
+        (pitch - 0.2).abs() < 3e-3,
+        "nose down is positive pitch: {pitch}"
+    );
     // Heading along world +Z (rigd +y), left along world -X: a quarter turn left.
-    let turned = codemasters_braking().f32s(56, &[0.0, 0.0, 1.0]).f32s(44, &[-1.0, 0.0, 0.0]);
+    let turned = codemasters_braking()
+        .f32s(56, &[0.0, 0.0, 1.0])
+        .f32s(44, &[-1.0, 0.0, 0.0]);
     let s = codemasters::decode(&turned.0).unwrap();
-    assert_near(s.motion.roll_pitch_yaw_rad.map(|r| r[2]), std::f64::consts::FRAC_PI_2);
+    assert_near(
+        s.motion.roll_pitch_yaw_rad.map(|r| r[2]),
+        std::f64::consts::FRAC_PI_2,
+    );
     // World velocity along the new heading is forward speed in the body frame.
     assert!(near(s.motion.velocity_body_mps.map(|v| v[1]), -20.0, 1e-9));
 }
@@ -184,7 +209,10 @@ fn ea_wrc_braking_reads_in_rigds_axes() {
     assert_eq!((s.stream, s.driving), (GameStream::EaWrc, None));
     assert_near(s.game_time_s, 812.5);
     let a = s.motion.acceleration_body_mps2.expect("acceleration");
-    assert!((a[0] + 9.0).abs() < 1e-9 && a[1].abs() < 1e-9, "braking is -x: {a:?}");
+    assert!(
+        (a[0] + 9.0).abs() < 1e-9 && a[1].abs() < 1e-9,
+        "braking is -x: {a:?}"
+    );
     assert_eq!(s.motion.velocity_body_mps, Some([25.0, 1.0, 0.0]));
     assert_eq!(s.motion.position_m, Some([300.0, 10.0, 2.0]));
     assert_eq!(s.motion.roll_pitch_yaw_rad, Some([0.0, 0.0, 0.0]));
@@ -204,11 +232,20 @@ fn ea_wrc_braking_reads_in_rigds_axes() {
 
 #[test]
 fn ea_wrc_gear_sentinels_roll_and_the_packet_code() {
-    let gear = |index: u8| ea_wrc::decode(&wrc_braking().u8(37, index).0).unwrap().car.gear;
+    let gear = |index: u8| {
+        ea_wrc::decode(&wrc_braking().u8(37, index).0)
+            .unwrap()
+            .car
+            .gear
+    };
     assert_eq!((gear(0), gear(9), gear(1)), (Some(0), Some(-1), Some(1)));
     // Left side up: the left vector tilts up (EA y).
     let rolled = wrc_braking().f32s(85, &[0.995, 0.1, 0.0]);
-    let [roll, _, _] = ea_wrc::decode(&rolled.0).unwrap().motion.roll_pitch_yaw_rad.unwrap();
+    let [roll, _, _] = ea_wrc::decode(&rolled.0)
+        .unwrap()
+        .motion
+        .roll_pitch_yaw_rad
+        .unwrap();
     assert!((roll - 0.1).abs() < 2e-3, "{roll}");
     // The same channels after a packet_4cc header: pause and update codes say driving.
     let with_code = |code: &[u8; 4]| {
@@ -219,14 +256,20 @@ fn ea_wrc_gear_sentinels_roll_and_the_packet_code() {
     let paused = ea_wrc::decode(&with_code(b"sesp")).unwrap();
     assert_eq!(paused.driving, Some(false));
     assert_near(paused.car.engine_rpm, 5500.0);
-    assert_eq!(ea_wrc::decode(&with_code(b"SESU")).unwrap().driving, Some(true));
+    assert_eq!(
+        ea_wrc::decode(&with_code(b"SESU")).unwrap().driving,
+        Some(true)
+    );
     assert!(!ea_wrc::matches(&with_code(b"abcd")));
     assert!(ea_wrc::decode(&with_code(b"abcd")).is_err());
 }
 
 #[test]
 fn a_237_byte_f1_24_motion_ex_packet_is_not_ea_wrc() {
-    let f1 = Bytes::zeros(237).raw(0, &2024u16.to_le_bytes()).u8(2, 24).u8(6, 13);
+    let f1 = Bytes::zeros(237)
+        .raw(0, &2024u16.to_le_bytes())
+        .u8(2, 24)
+        .u8(6, 13);
     assert!(!ea_wrc::matches(&f1.0));
     assert!(ea_wrc::decode(&f1.0).is_err());
     assert_eq!(game::detect(&f1.0), None);
@@ -254,8 +297,14 @@ fn beamng_braking_in_a_left_turn_reads_in_rigds_axes() {
     let a = s.motion.acceleration_body_mps2.unwrap();
     assert_eq!(a, [-6.0, 0.0, 0.0], "accelerating rearwards is braking: -x");
     let w = s.motion.angular_velocity_body_radps.unwrap();
-    assert!((w[2] - 0.5).abs() < 1e-6, "a left turn is positive yaw rate: {w:?}");
-    assert!((w[0] - 0.1).abs() < 1e-6 && (w[1] + 0.2).abs() < 1e-6, "{w:?}");
+    assert!(
+        (w[2] - 0.5).abs() < 1e-6,
+        "a left turn is positive yaw rate: {w:?}"
+    );
+    assert!(
+        (w[0] - 0.1).abs() < 1e-6 && (w[1] + 0.2).abs() < 1e-6,
+        "{w:?}"
+    );
     let rpy = s.motion.roll_pitch_yaw_rad.unwrap();
     assert!((rpy[0] + 0.05).abs() < 1e-6 && (rpy[1] + 0.02).abs() < 1e-6);
     assert_eq!(s.motion.velocity_body_mps, None);
@@ -278,7 +327,10 @@ fn outgauge(len: usize) -> Bytes {
 #[test]
 fn outgauge_from_beamng_or_lfs_gives_the_dashboard_channels() {
     let s = beamng::decode(&outgauge(96).0).expect("BeamNG's OutGauge");
-    assert_eq!((s.stream, s.car.gear, s.game_time_s), (GameStream::OutGauge, Some(-1), None));
+    assert_eq!(
+        (s.stream, s.car.gear, s.game_time_s),
+        (GameStream::OutGauge, Some(-1), None)
+    );
     assert_near(s.car.speed_mps, 5.5);
     assert_near(s.car.engine_rpm, 2100.0);
     assert_near(s.car.fuel_fraction, 0.4);
@@ -313,8 +365,14 @@ fn outsim_braking_in_a_left_turn_reads_in_rigds_axes() {
     assert_near(s.game_time_s, 2.5);
     assert_eq!(s.motion.position_m, Some([10.0, 20.0, 1.0]));
     let [roll, pitch, yaw] = s.motion.roll_pitch_yaw_rad.unwrap();
-    assert!((roll - 0.1).abs() < 1e-6 && (pitch + 0.05).abs() < 1e-6, "{roll} {pitch}");
-    assert!((yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-6, "facing +y is yaw pi/2");
+    assert!(
+        (roll - 0.1).abs() < 1e-6 && (pitch + 0.05).abs() < 1e-6,
+        "{roll} {pitch}"
+    );
+    assert!(
+        (yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-6,
+        "facing +y is yaw pi/2"
+    );
     let a = s.motion.acceleration_body_mps2.unwrap();
     assert!(a[0] < -6.9, "braking is negative body x: {a:?}");
     let w = s.motion.angular_velocity_body_radps.unwrap();
@@ -323,7 +381,10 @@ fn outsim_braking_in_a_left_turn_reads_in_rigds_axes() {
     assert!((v[0] - 30.0 * 0.05f64.cos()).abs() < 1e-4, "{v:?}");
     // The 68-byte form carries the OutSim ID after the same fields.
     let with_id = os_main(Bytes::zeros(68), 4).i32(64, 7);
-    assert_eq!(lfs::decode(&with_id.0).unwrap().motion.position_m, Some([10.0, 20.0, 1.0]));
+    assert_eq!(
+        lfs::decode(&with_id.0).unwrap().motion.position_m,
+        Some([10.0, 20.0, 1.0])
+    );
 }
 
 /// An OutSimPack2 packet with every option (0x1ff, 280 bytes), parts in the documented order.
@@ -390,7 +451,10 @@ fn outsim_pack2_with_some_options_needs_those_options() {
 #[test]
 fn detect_tells_the_streams_apart_by_length_and_magic() {
     let detect = |bytes: &Bytes| game::detect(&bytes.0);
-    assert_eq!(detect(&codemasters_braking()), Some(GameStream::Codemasters));
+    assert_eq!(
+        detect(&codemasters_braking()),
+        Some(GameStream::Codemasters)
+    );
     assert_eq!(detect(&wrc_braking()), Some(GameStream::EaWrc));
     assert_eq!(detect(&motionsim()), Some(GameStream::BeamNgMotionSim));
     assert_eq!(detect(&outgauge(96)), Some(GameStream::OutGauge));
@@ -402,9 +466,18 @@ fn detect_tells_the_streams_apart_by_length_and_magic() {
     assert_eq!(detect(&motionsim().raw(0, b"XXXX")), None);
     assert_eq!(detect(&Bytes::zeros(100)), None);
     let with = |format, bytes: &Bytes| game::decode(Some(format), &bytes.0).map(|s| s.stream);
-    assert_eq!(with(GameFormat::BeamNg, &outgauge(96)), Ok(GameStream::OutGauge));
-    assert_eq!(with(GameFormat::BeamNg, &motionsim()), Ok(GameStream::BeamNgMotionSim));
-    assert_eq!(with(GameFormat::EaWrc, &wrc_braking()), Ok(GameStream::EaWrc));
+    assert_eq!(
+        with(GameFormat::BeamNg, &outgauge(96)),
+        Ok(GameStream::OutGauge)
+    );
+    assert_eq!(
+        with(GameFormat::BeamNg, &motionsim()),
+        Ok(GameStream::BeamNgMotionSim)
+    );
+    assert_eq!(
+        with(GameFormat::EaWrc, &wrc_braking()),
+        Ok(GameStream::EaWrc)
+    );
     assert!(with(GameFormat::Codemasters, &wrc_braking()).is_err());
     assert!(with(GameFormat::Lfs, &codemasters_braking()).is_err());
     let decoded: GameSample = game::decode(None, &codemasters_braking().0).unwrap();

@@ -47,7 +47,11 @@ fn all_finite(sample: &GameSample) -> bool {
         ]
     });
     vectors.iter().flatten().flatten().all(|x| x.is_finite())
-        && scalars.iter().flatten().chain(wheels.flatten().collect::<Vec<_>>().iter()).all(|x| x.is_finite())
+        && scalars
+            .iter()
+            .flatten()
+            .chain(wheels.flatten().collect::<Vec<_>>().iter())
+            .all(|x| x.is_finite())
 }
 
 fn check(bytes: &[u8]) {

@@ -68,11 +68,9 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     motion.velocity_world_mps = world(p.velocity);
     if let Some(basis) = basis {
         motion.roll_pitch_yaw_rad = Some(basis.roll_pitch_yaw());
-        motion.velocity_body_mps = motion.velocity_world_mps.map(|v| basis.to_body(v));
+        motion.velocity_body_mps = motion.velocity_world_mps.map(|v| basis.body_of(v));
     }
-    if let (Some(longitudinal), Some(lateral)) =
-        (f(p.g_force_longitudinal), f(p.g_force_lateral))
-    {
+    if let (Some(longitudinal), Some(lateral)) = (f(p.g_force_longitudinal), f(p.g_force_lateral)) {
         motion.acceleration_body_mps2 = Some([
             longitudinal * STANDARD_GRAVITY_MPS2,
             lateral * STANDARD_GRAVITY_MPS2,

@@ -108,7 +108,9 @@ impl Channels<'_> {
         self.raw(at).map(f32::from_le_bytes).and_then(finite)
     }
     fn f64(&self, at: usize) -> Option<f64> {
-        self.raw(at).map(f64::from_le_bytes).filter(|x| x.is_finite())
+        self.raw(at)
+            .map(f64::from_le_bytes)
+            .filter(|x| x.is_finite())
     }
     fn u8(&self, at: usize) -> Option<u8> {
         self.0.get(at).copied()
@@ -159,8 +161,8 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     motion.velocity_world_mps = c.world(61);
     if let Some(basis) = basis {
         motion.roll_pitch_yaw_rad = Some(basis.roll_pitch_yaw());
-        motion.velocity_body_mps = motion.velocity_world_mps.map(|v| basis.to_body(v));
-        motion.acceleration_body_mps2 = c.world(73).map(|a| basis.to_body(a));
+        motion.velocity_body_mps = motion.velocity_world_mps.map(|v| basis.body_of(v));
+        motion.acceleration_body_mps2 = c.world(73).map(|a| basis.body_of(a));
     }
 
     for (ea, &ours) in WRC_WHEEL_ORDER.iter().enumerate() {

@@ -70,7 +70,9 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
 
 fn invalid(stream: GameStream, error: DecodeError) -> GameDecodeError {
     let reason = match error {
-        DecodeError::BadMagic { .. } => "it does not start with LFST although OutSim Opts has the header bit",
+        DecodeError::BadMagic { .. } => {
+            "it does not start with LFST although OutSim Opts has the header bit"
+        }
         _ => "its length does not match: set lfs_outsim_options to the game's OutSim Opts",
     };
     GameDecodeError::Invalid { stream, reason }
@@ -95,14 +97,18 @@ fn motion(main: &OsMain) -> GameMotion {
     ) else {
         return motion;
     };
-    let roll_pitch_yaw = [wrap_angle(roll), wrap_angle(-pitch), wrap_angle(heading + FRAC_PI_2)];
+    let roll_pitch_yaw = [
+        wrap_angle(roll),
+        wrap_angle(-pitch),
+        wrap_angle(heading + FRAC_PI_2),
+    ];
     let basis = Basis::from_roll_pitch_yaw(roll_pitch_yaw);
     motion.roll_pitch_yaw_rad = Some(roll_pitch_yaw);
-    motion.velocity_body_mps = motion.velocity_world_mps.map(|v| basis.to_body(v));
+    motion.velocity_body_mps = motion.velocity_world_mps.map(|v| basis.body_of(v));
     motion.acceleration_body_mps2 =
-        finite3(main.acceleration.map(|c| c.get())).map(|a| basis.to_body(a));
+        finite3(main.acceleration.map(|c| c.get())).map(|a| basis.body_of(a));
     motion.angular_velocity_body_radps =
-        finite3(main.angular_velocity.map(|c| c.get())).map(|w| basis.to_body(w));
+        finite3(main.angular_velocity.map(|c| c.get())).map(|w| basis.body_of(w));
     motion
 }
 
@@ -133,7 +139,8 @@ pub fn decode_outgauge(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
 /// Decodes an OutSimPack2 datagram sent with `options` (the game's `OutSim Opts`; the packet
 /// does not carry them).
 pub fn decode_pack2(bytes: &[u8], options: OutSimOptions) -> Result<GameSample, GameDecodeError> {
-    let p = outsim::decode_pack2(bytes, options).map_err(|e| invalid(GameStream::OutSimPack2, e))?;
+    let p =
+        outsim::decode_pack2(bytes, options).map_err(|e| invalid(GameStream::OutSimPack2, e))?;
     let mut sample = GameSample::empty(GameStream::OutSimPack2);
     sample.game_time_s = p.time_ms.and_then(time_s);
     if let Some(main) = &p.main {

@@ -291,4 +291,3 @@ pub enum GameDecodeError {
         packet_id: u8,
     },
 }
-

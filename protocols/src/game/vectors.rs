@@ -89,13 +89,13 @@ impl Basis {
     }
 
     /// A world vector in body axes.
-    pub(crate) fn to_body(&self, v: [f64; 3]) -> [f64; 3] {
+    pub(crate) fn body_of(&self, v: [f64; 3]) -> [f64; 3] {
         [dot(self.forward, v), dot(self.left, v), dot(self.up, v)]
     }
 
     /// A body vector in world axes.
     #[cfg(test)]
-    pub(crate) fn to_world(&self, v: [f64; 3]) -> [f64; 3] {
+    pub(crate) fn world_of(&self, v: [f64; 3]) -> [f64; 3] {
         [
             self.forward[0] * v[0] + self.left[0] * v[1] + self.up[0] * v[2],
             self.forward[1] * v[0] + self.left[1] * v[1] + self.up[1] * v[2],
@@ -128,7 +128,10 @@ mod tests {
         assert!(close(basis.roll_pitch_yaw(), rpy));
         let again = Basis::from_forward_left(basis.forward, basis.left).expect("unit axes");
         assert!(close(again.up, basis.up));
-        assert!(close(basis.to_body(basis.to_world([1.0, 2.0, 3.0])), [1.0, 2.0, 3.0]));
+        assert!(close(
+            basis.body_of(basis.world_of([1.0, 2.0, 3.0])),
+            [1.0, 2.0, 3.0]
+        ));
     }
 
     #[test]
@@ -143,7 +146,10 @@ mod tests {
     #[test]
     fn zero_or_parallel_vectors_give_no_basis() {
         assert_eq!(Basis::from_forward_left([0.0; 3], [0.0, 1.0, 0.0]), None);
-        assert_eq!(Basis::from_forward_left([1.0, 0.0, 0.0], [2.0, 0.0, 0.0]), None);
+        assert_eq!(
+            Basis::from_forward_left([1.0, 0.0, 0.0], [2.0, 0.0, 0.0]),
+            None
+        );
         assert_eq!(finite(f32::NAN), None);
         assert_eq!(finite3([1.0, f32::INFINITY, 0.0]), None);
     }
