@@ -11,7 +11,9 @@
 //!   same studio's successor, names its equivalent channel `vehicle_left_direction`; F1 2017's
 //!   legacy table calls it "right direction", so a capture should confirm the roll sign),
 //!   floats 14-16 the forward unit vector. Orientation (roll, pitch, yaw) and the body-frame
-//!   velocity come from these two vectors, up = forward x left.
+//!   velocity come from these two vectors. The packet has no up vector: the car is taken to
+//!   be upright (up is forward x left or its opposite, whichever points up), so if the game's
+//!   world were mirrored relative to this mapping only the yaw direction would flip.
 //! - G-forces (34 lateral, 35 longitudinal) are the body's kinematic acceleration divided by
 //!   standard gravity: lateral positive to the left (a left turn), longitudinal positive
 //!   accelerating, so a braking car reads negative body x. The packet has no vertical
@@ -60,7 +62,7 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     sample.game_time_s = f(p.total_time);
 
     let basis = match (world(p.forward_vector), world(p.left_vector)) {
-        (Some(forward), Some(left)) => Basis::from_forward_left(forward, left),
+        (Some(forward), Some(left)) => Basis::from_axes(forward, left, None),
         _ => None,
     };
     let motion = &mut sample.motion;

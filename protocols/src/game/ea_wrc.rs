@@ -153,7 +153,7 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     sample.game_time_s = c.f32(8);
 
     let basis = match (c.world(97), c.world(85)) {
-        (Some(forward), Some(left)) => Basis::from_forward_left(forward, left),
+        (Some(forward), Some(left)) => Basis::from_axes(forward, left, c.world(109)),
         _ => None,
     };
     let motion = &mut sample.motion;

@@ -63,16 +63,31 @@ pub(crate) struct Basis {
 }
 
 impl Basis {
-    /// From the forward and left vectors (up = forward x left). The left vector is made
-    /// perpendicular to forward first, so slightly skewed game vectors still give a rotation.
-    pub(crate) fn from_forward_left(forward: [f64; 3], left: [f64; 3]) -> Option<Basis> {
+    /// From the forward and left vectors and, when the game sends it, the up vector. Left is
+    /// made perpendicular to forward first (and up to both), so slightly skewed game vectors
+    /// still give a rotation.
+    ///
+    /// Without an up vector the car is taken to be upright: up is `forward x left` or its
+    /// opposite, whichever points up. A game whose world axes are mirrored relative to the
+    /// decoder's mapping then still gives the right roll, pitch and body-frame vectors (only
+    /// the yaw direction would flip), instead of a car read as upside down.
+    pub(crate) fn from_axes(
+        forward: [f64; 3],
+        left: [f64; 3],
+        up: Option<[f64; 3]>,
+    ) -> Option<Basis> {
         let forward = unit(forward)?;
         let left = unit(reject(left, forward))?;
-        Some(Basis {
-            forward,
-            left,
-            up: cross(forward, left),
-        })
+        let sent_up = up.and_then(|up| unit(reject(reject(up, forward), left)));
+        let up = sent_up.unwrap_or_else(|| {
+            let up = cross(forward, left);
+            if up[2] < 0.0 {
+                up.map(|c| -c)
+            } else {
+                up
+            }
+        });
+        Some(Basis { forward, left, up })
     }
 
     /// From rigd's roll, pitch, yaw (Tait-Bryan z-y-x): the columns of `Rz(yaw) Ry(pitch)
@@ -126,7 +141,7 @@ mod tests {
         let rpy = [0.2, -0.3, 2.5];
         let basis = Basis::from_roll_pitch_yaw(rpy);
         assert!(close(basis.roll_pitch_yaw(), rpy));
-        let again = Basis::from_forward_left(basis.forward, basis.left).expect("unit axes");
+        let again = Basis::from_axes(basis.forward, basis.left, None).expect("unit axes");
         assert!(close(again.up, basis.up));
         assert!(close(
             basis.body_of(basis.world_of([1.0, 2.0, 3.0])),
@@ -137,17 +152,27 @@ mod tests {
     #[test]
     fn a_car_rolled_left_side_up_has_positive_roll_and_nose_down_positive_pitch() {
         // Left side up: the left axis points partly up.
-        let rolled = Basis::from_forward_left([1.0, 0.0, 0.0], [0.0, 0.9, 0.1]).unwrap();
+        let rolled = Basis::from_axes([1.0, 0.0, 0.0], [0.0, 0.9, 0.1], None).unwrap();
         assert!(rolled.roll_pitch_yaw()[0] > 0.09);
-        let nose_down = Basis::from_forward_left([0.95, 0.0, -0.3], [0.0, 1.0, 0.0]).unwrap();
+        let nose_down = Basis::from_axes([0.95, 0.0, -0.3], [0.0, 1.0, 0.0], None).unwrap();
         assert!(nose_down.roll_pitch_yaw()[1] > 0.29);
     }
 
     #[test]
+    fn without_an_up_vector_the_car_is_upright_with_one_it_may_be_inverted() {
+        // Mirrored axes (left on the wrong side of forward): still upright, roll unchanged.
+        let mirrored = Basis::from_axes([1.0, 0.0, 0.0], [0.0, -0.9, 0.1], None).unwrap();
+        assert!(mirrored.up[2] > 0.99 && (mirrored.roll_pitch_yaw()[0] - 0.11).abs() < 0.01);
+        let inverted = Basis::from_axes([1.0, 0.0, 0.0], [0.0, -1.0, 0.0], Some([0.0, 0.0, -1.0]));
+        let [roll, _, _] = inverted.unwrap().roll_pitch_yaw();
+        assert!((roll.abs() - std::f64::consts::PI).abs() < 1e-9, "{roll}");
+    }
+
+    #[test]
     fn zero_or_parallel_vectors_give_no_basis() {
-        assert_eq!(Basis::from_forward_left([0.0; 3], [0.0, 1.0, 0.0]), None);
+        assert_eq!(Basis::from_axes([0.0; 3], [0.0, 1.0, 0.0], None), None);
         assert_eq!(
-            Basis::from_forward_left([1.0, 0.0, 0.0], [2.0, 0.0, 0.0]),
+            Basis::from_axes([1.0, 0.0, 0.0], [2.0, 0.0, 0.0], None),
             None
         );
         assert_eq!(finite(f32::NAN), None);
