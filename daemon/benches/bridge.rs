@@ -259,7 +259,8 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
         .port();
     let address: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let (receiver, mut ring_out, _feed) =
-        rigd::game_source::receiver::start(&[address], Some(GameFormat::Forza)).unwrap();
+        rigd::game_source::receiver::start(&[address], Some(GameFormat::Forza), None, None)
+            .unwrap();
     // The game.
     let sender = {
         let stop = stop.clone();

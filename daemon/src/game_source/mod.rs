@@ -25,6 +25,7 @@ use std::time::Instant;
 use anyhow::Result;
 use rig_config::frame_source::SourceConfig;
 use rig_physics::CarTelemetry;
+use rig_protocols::telemetry::OutSimOptions;
 
 pub use frames::{GameFrameSettings, GameFrames, SourceCondition};
 pub use receiver::{GameReceiver, SourceFeed};
@@ -78,7 +79,13 @@ pub struct StartedSource {
 /// loop ticking every `tick_period_ns` (set-up: allocates).
 pub fn start(config: &SourceConfig, tick_period_ns: u64) -> Result<StartedSource> {
     let listen: Vec<SocketAddr> = config.listen_addrs();
-    let (receiver, samples, feed) = receiver::start(&listen, config.format.game_format())?;
+    let lfs_options = config.lfs_outsim_options.and_then(OutSimOptions::new);
+    let (receiver, samples, feed) = receiver::start(
+        &listen,
+        config.format.game_format(),
+        lfs_options,
+        config.console_ip(),
+    )?;
     let settings = GameFrameSettings {
         lost_after_ns: u64::from(config.lost_after_ms) * 1_000_000,
         jump_m: JUMP_M,

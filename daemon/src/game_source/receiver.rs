@@ -12,19 +12,27 @@
 //! garbage. Counters per listen address, atomics the health thread reads: packets and bytes
 //! accepted, garbage, foreign, ignored, last arrival ([`ListenCounters`]).
 //!
+//! OutGauge is the one stream two games share (LFS, and BeamNG next to its MotionSim): it is
+//! read under auto but locks nothing, so the game's motion stream decides. With
+//! `lfs_outsim_options` the OutSimPack2 layout of those options is read ([`Classifier`]).
+//! GT7 sends nothing until asked: with a console address the thread sends the heartbeat
+//! ([`game::gt7::heartbeat`]) from the first listen socket to the console's port 33739 at start
+//! and every [`game::gt7::HEARTBEAT_INTERVAL_S`].
+//!
 //! The thread sleeps in `poll(2)` on all its sockets with a 100 ms timeout, so dropping the
 //! [`GameReceiver`] stops it within 100 ms; it then closes the sockets (a reload can bind
 //! the same addresses again at once).
 
 use std::io::ErrorKind;
-use std::net::{SocketAddr, UdpSocket};
+use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
-use rig_protocols::game::{self, GameDecodeError, GameFormat, GameSample, GameStream};
+use rig_protocols::game::{self, gt7, lfs, GameDecodeError, GameFormat, GameSample, GameStream};
+use rig_protocols::telemetry::OutSimOptions;
 
 use crate::rt::clock::now_ns;
 
@@ -174,12 +182,17 @@ pub enum Verdict {
 #[derive(Debug, Clone)]
 pub struct Classifier {
     locked: Option<GameFormat>,
+    lfs_options: Option<OutSimOptions>,
 }
 
 impl Classifier {
-    /// A classifier for `format` (`None`: auto-detect and lock).
-    pub fn new(format: Option<GameFormat>) -> Classifier {
-        Classifier { locked: format }
+    /// A classifier for `format` (`None`: auto-detect and lock), reading LFS OutSimPack2 with
+    /// `lfs_options` when given.
+    pub fn new(format: Option<GameFormat>, lfs_options: Option<OutSimOptions>) -> Classifier {
+        Classifier {
+            locked: format,
+            lfs_options,
+        }
     }
 
     /// The game read (None until auto-detection recognised one).
@@ -190,9 +203,19 @@ impl Classifier {
     /// The sample in `bytes`, or why there is none; the first recognised datagram locks an
     /// auto classifier.
     pub fn classify(&mut self, bytes: &[u8]) -> Result<GameSample, Verdict> {
-        match game::decode(self.locked, bytes) {
+        let pack2 = self.lfs_options.filter(|options| {
+            matches!(self.locked, None | Some(GameFormat::Lfs))
+                && lfs::matches_pack2(bytes, *options)
+        });
+        let decoded = match pack2 {
+            Some(options) => lfs::decode_pack2(bytes, options),
+            None => game::decode(self.locked, bytes),
+        };
+        match decoded {
             Ok(sample) => {
-                self.locked.get_or_insert(sample.stream.format());
+                if sample.stream != GameStream::OutGauge {
+                    self.locked.get_or_insert(sample.stream.format());
+                }
                 Ok(sample)
             }
             Err(GameDecodeError::Ignored { stream, .. }) => {
@@ -231,6 +254,8 @@ impl Drop for GameReceiver {
 pub fn start(
     listen: &[SocketAddr],
     format: Option<GameFormat>,
+    lfs_options: Option<OutSimOptions>,
+    gt7_console: Option<IpAddr>,
 ) -> Result<(GameReceiver, rtrb::Consumer<Arrival>, Arc<SourceFeed>)> {
     let sockets = listen
         .iter()
@@ -241,7 +266,8 @@ pub fn start(
     let quit = Arc::new(AtomicBool::new(false));
     let worker = Worker {
         sockets,
-        classifier: Classifier::new(format),
+        classifier: Classifier::new(format, lfs_options),
+        heartbeat_to: gt7_console.map(|ip| SocketAddr::new(ip, gt7::HEARTBEAT_PORT)),
         producer,
         feed: feed.clone(),
         quit: quit.clone(),
@@ -288,6 +314,8 @@ fn bind(address: SocketAddr) -> Result<UdpSocket> {
 struct Worker {
     sockets: Vec<UdpSocket>,
     classifier: Classifier,
+    /// Where GT7's heartbeat goes (the console's heartbeat port), when asked for.
+    heartbeat_to: Option<SocketAddr>,
     producer: rtrb::Producer<Arrival>,
     feed: Arc<SourceFeed>,
     quit: Arc<AtomicBool>,
@@ -305,7 +333,16 @@ impl Worker {
                 revents: 0,
             })
             .collect();
+        let heartbeat_every_ns = (gt7::HEARTBEAT_INTERVAL_S * 1e9) as u64;
+        let mut next_heartbeat_ns = now_ns();
         while !self.quit.load(Ordering::Relaxed) {
+            if let Some(console) = self.heartbeat_to {
+                if now_ns() >= next_heartbeat_ns {
+                    // A lost heartbeat is sent again next second; the stream's age says the rest.
+                    let _ = self.sockets[0].send_to(gt7::heartbeat(gt7::Gt7Variant::A), console);
+                    next_heartbeat_ns = now_ns() + heartbeat_every_ns;
+                }
+            }
             // SAFETY: `fds` is a live array of `fds.len()` pollfd structs for the whole call.
             let ready =
                 unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, POLL_TIMEOUT_MS) };
@@ -370,7 +407,7 @@ mod tests {
 
     #[test]
     fn auto_locks_onto_the_first_game_and_everything_else_is_garbage() {
-        let mut auto = Classifier::new(None);
+        let mut auto = Classifier::new(None, None);
         assert_eq!(auto.classify(&[1, 2, 3]), Err(Verdict::Garbage));
         assert_eq!(auto.locked(), None, "garbage locks nothing");
         assert!(auto.classify(&forza_sled(1)).is_ok());
@@ -385,7 +422,7 @@ mod tests {
             Err(Verdict::Garbage),
             "wrong size"
         );
-        let mut forza = Classifier::new(Some(GameFormat::Forza));
+        let mut forza = Classifier::new(Some(GameFormat::Forza), None);
         assert!(matches!(forza.classify(&forza_sled(0)), Ok(s) if s.driving == Some(false)));
     }
 
@@ -394,7 +431,7 @@ mod tests {
         let probe = UdpSocket::bind("127.0.0.1:0").unwrap();
         let address = probe.local_addr().unwrap();
         drop(probe);
-        let (receiver, mut ring, feed) = start(&[address], None).unwrap();
+        let (receiver, mut ring, feed) = start(&[address], None, None, None).unwrap();
         let sender = UdpSocket::bind("127.0.0.1:0").unwrap();
         let before = now_ns();
         sender.send_to(&[7u8; 100], address).unwrap();
@@ -418,5 +455,65 @@ mod tests {
         drop(receiver);
         assert!(stopping.elapsed() < Duration::from_millis(500));
         UdpSocket::bind(address).expect("the address is free again after the drop");
+    }
+
+    #[test]
+    fn outgauge_locks_nothing_so_the_motion_stream_decides() {
+        // BeamNG sends OutGauge next to MotionSim; a first OutGauge must not lock auto onto LFS.
+        let mut auto = Classifier::new(None, None);
+        let mut outgauge = vec![0u8; 96];
+        outgauge[..4].copy_from_slice(&0u32.to_le_bytes());
+        if let Ok(sample) = auto.classify(&outgauge) {
+            assert_eq!(sample.stream, GameStream::OutGauge);
+        }
+        assert_eq!(auto.locked(), None, "OutGauge is shared by LFS and BeamNG");
+        assert!(auto.classify(&forza_sled(1)).is_ok());
+        assert_eq!(auto.locked(), Some(GameFormat::Forza));
+    }
+
+    #[test]
+    fn gt7_heartbeats_go_to_the_console_every_second() {
+        let probe = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let address = probe.local_addr().unwrap();
+        drop(probe);
+        // The heartbeat goes to the console's fixed port 33739: listen there if it is free,
+        // else the test cannot observe it on this machine and says so.
+        let Ok(heartbeat_port) = UdpSocket::bind(("127.0.0.1", gt7::HEARTBEAT_PORT)) else {
+            eprintln!(
+                "port {} is taken here: heartbeat not observed",
+                gt7::HEARTBEAT_PORT
+            );
+            return;
+        };
+        heartbeat_port
+            .set_read_timeout(Some(Duration::from_millis(2500)))
+            .unwrap();
+        let started = Instant::now();
+        let (receiver, _ring, _feed) = start(
+            &[address],
+            Some(GameFormat::Gt7),
+            None,
+            Some("127.0.0.1".parse().unwrap()),
+        )
+        .unwrap();
+        let mut buffer = [0u8; 16];
+        let (len, from) = heartbeat_port
+            .recv_from(&mut buffer)
+            .expect("the first heartbeat");
+        assert_eq!(&buffer[..len], gt7::heartbeat(gt7::Gt7Variant::A));
+        assert_eq!(from.port(), address.port(), "sent from the listen socket");
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "sent at start"
+        );
+        heartbeat_port
+            .recv_from(&mut buffer)
+            .expect("the second heartbeat");
+        let interval = started.elapsed();
+        assert!(
+            interval >= Duration::from_millis(900) && interval < Duration::from_millis(2000),
+            "about a second apart: {interval:?}"
+        );
+        drop(receiver);
     }
 }

@@ -12,10 +12,18 @@
 //!
 //! [`decode`] reads a datagram as one [`GameFormat`] (or, without one, as whatever [`detect`]
 //! recognises); one module per game does the reading, each with `decode` and `matches`.
+//! Codemasters, F1 and EA WRC may share port 20777: Codemasters is 264 bytes, EA WRC's default
+//! structure 237 (241 with its packet code), and F1 packets carry their packet format and id
+//! (F1 24's 237-byte Motion Ex is told from EA WRC by that header).
 
+pub mod beamng;
+pub mod codemasters;
+pub mod ea_wrc;
 pub mod f1;
 pub mod forza;
 pub mod gt7;
+pub mod lfs;
+mod vectors;
 pub mod y_up;
 
 /// Which game stream a datagram was decoded as.
@@ -115,6 +123,15 @@ pub fn detect_format(bytes: &[u8]) -> Option<GameFormat> {
         Some(GameFormat::F1)
     } else if gt7::matches(bytes) {
         Some(GameFormat::Gt7)
+    } else if codemasters::matches(bytes) {
+        Some(GameFormat::Codemasters)
+    } else if ea_wrc::matches(bytes) {
+        Some(GameFormat::EaWrc)
+    } else if beamng::matches(bytes) {
+        Some(GameFormat::BeamNg)
+    } else if lfs::matches(bytes) {
+        // Also BeamNG's OutGauge (96 bytes): the LFS layout, decoded the same way.
+        Some(GameFormat::Lfs)
     } else {
         None
     }
@@ -136,7 +153,10 @@ pub fn decode(format: Option<GameFormat>, bytes: &[u8]) -> Result<GameSample, Ga
         GameFormat::Forza => forza::decode(bytes),
         GameFormat::F1 => f1::decode(bytes),
         GameFormat::Gt7 => gt7::decode(bytes),
-        _ => Err(unrecognised),
+        GameFormat::Codemasters => codemasters::decode(bytes),
+        GameFormat::EaWrc => ea_wrc::decode(bytes),
+        GameFormat::BeamNg => beamng::decode(bytes),
+        GameFormat::Lfs => lfs::decode(bytes),
     }
 }
 
