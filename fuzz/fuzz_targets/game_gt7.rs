@@ -14,7 +14,7 @@ fn check(bytes: &[u8]) {
 
 fuzz_target!(|data: &[u8]| {
     check(data);
-    let Some(variant) = Gt7Variant::ALL.into_iter().find(|v| v.len() == data.len()) else {
+    let Some(variant) = Gt7Variant::ALL.into_iter().find(|v| v.packet_len() == data.len()) else {
         return;
     };
     let mut packet = [0u8; gt7::MAX_LEN];

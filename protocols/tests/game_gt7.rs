@@ -193,7 +193,7 @@ fn the_heartbeat_and_ports_are_the_published_ones() {
     assert_eq!(heartbeat(Gt7Variant::Tilde), b"~");
     assert_eq!((gt7::HEARTBEAT_PORT, gt7::TELEMETRY_PORT), (33739, 33740));
     for (variant, (len, _)) in Gt7Variant::ALL.iter().zip(VARIANTS) {
-        assert_eq!(variant.len(), len);
+        assert_eq!(variant.packet_len(), len);
     }
 }
 

@@ -65,7 +65,7 @@ impl Gt7Variant {
     pub const ALL: [Gt7Variant; 3] = [Gt7Variant::A, Gt7Variant::B, Gt7Variant::Tilde];
 
     /// The datagram length.
-    pub const fn len(self) -> usize {
+    pub const fn packet_len(self) -> usize {
         match self {
             Gt7Variant::A => 296,
             Gt7Variant::B => 316,
