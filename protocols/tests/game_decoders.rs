@@ -272,7 +272,8 @@ fn a_237_byte_f1_24_motion_ex_packet_is_not_ea_wrc() {
         .u8(6, 13);
     assert!(!ea_wrc::matches(&f1.0));
     assert!(ea_wrc::decode(&f1.0).is_err());
-    assert_eq!(game::detect(&f1.0), None);
+    // The F1 decoder reads it (F1 24's Motion Ex for the player car).
+    assert_eq!(game::detect(&f1.0), Some(GameStream::F1_24));
 }
 
 // ---- BeamNG MotionSim (`<4s21f`, motionSim.lua) ----
