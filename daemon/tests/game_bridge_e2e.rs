@@ -1,10 +1,13 @@
 //! The game bridge end to end with the real `rigd` binary: Forza FM7 Car Dash packets, built
 //! byte by byte from the published "Data Out" field table, are sent over loopback at 60 Hz
-//! with jitter to `[source] kind = "game"`; an SMC3 2-DOF seat on a pty moves from them.
+//! with jitter to `[source] kind = "game"`; an SMC3 seat mover with three
+//! vertical actuators (heave, roll and pitch: a two-actuator seat has no heave) on a pty moves
+//! from them.
 //!
 //! Checked on the actuator frames (A = left crank at y = +0.25 m, B = right crank, both
-//! 0.40 m behind the pivot; counts rise as a crank lifts its side): garbage alone never moves
-//! the parked seat (no frame other than park); the seat raises once the game is live; sustained braking lifts the rear of
+//! 0.40 m behind the pivot, a third 0.40 m in front; counts rise as a crank lifts its side):
+//! garbage alone never moves the seat away from park (it comes down from the board's boot
+//! position at centre and stays parked); the seat raises once the game is live; sustained braking lifts the rear of
 //! both cranks (nose down, tilt coordination); a left turn lifts the left side (right side
 //! down); a heave bump lifts both; a pause (IsRaceOn = 0), a stream loss (no packet for 1 s)
 //! and a position jump each park the seat and it raises again with its ramp; every frame
@@ -175,7 +178,7 @@ name = "seat"
 
 [motion.platforms.geometry]
 layout = "vertical"
-actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
+actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25], [0.40, 0.0]]
 crank_radius_m = 0.10
 
 [motion.platforms.actuators]
@@ -225,8 +228,10 @@ fn counts(p: f64) -> u16 {
     v.round_ties_even() as u16
 }
 
+/// The park position inside rigd's usable travel: the SMC3 firmware's window (100 of
+/// 0..1023 is -411/511) less the 5 % margin.
 fn park() -> u16 {
-    counts(PARK_POSITION)
+    counts(PARK_POSITION.max(-411.0 / 511.0 * 0.95))
 }
 
 fn at_park(f: &[u16; 3]) -> bool {
@@ -367,9 +372,17 @@ fn forza_packets_move_an_smc3_seat_and_every_hold_parks_it() {
             ..Scenario::CRUISE
         },
     );
-    // (A parked SMC3 gets no frames; any frame that does come must say park.)
+    // (The SMC3 boots at centre when the port opens: the seat comes down from there to park
+    // within its limits and stays; garbage must never move it away from park.)
     let idle = seat.read(Duration::from_millis(2000));
-    assert!(idle.iter().all(at_park), "garbage moved the seat: {idle:?}");
+    assert_within_limits(&idle, "coming down from the board's boot position");
+    let towards_park = idle
+        .windows(2)
+        .all(|w| (0..2).all(|i| w[1][i].abs_diff(park()) <= w[0][i].abs_diff(park())));
+    assert!(
+        towards_park && idle.last().is_none_or(at_park),
+        "garbage moved the seat: {idle:?}"
+    );
     let waiting = status_with("garbage");
     assert!(
         waiting.contains("source: waiting for game telemetry"),

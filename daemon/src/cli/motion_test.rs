@@ -131,7 +131,9 @@ fn jog(
         let now = Instant::now();
         let pose = match raised_at {
             None => {
-                if stage.state() == SafetyState::Active {
+                // At neutral once the stage is up and every writer has joined it (a writer
+                // homing from an unknown start moves at the homing speed until then).
+                if stage.state() == SafetyState::Active && stage.writers_following() {
                     raised_at = Some(now);
                     println!("{name}: at neutral");
                 } else if now - start > RAISE_TIMEOUT {

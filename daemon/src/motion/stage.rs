@@ -27,7 +27,7 @@ use super::hold::{HoldCause, MotionHold};
 use super::kinematics::{Platform, Pose, MAX_ACTUATORS};
 use super::safety::{SafetyMachine, SafetyState, SafetyTimeouts, Target, TickFacts};
 use super::tracker::Tracker;
-use super::writer::{OutputCommand, WriterStatus};
+use super::writer::{OutputCommand, WriterMode, WriterStatus};
 use crate::rt::handoff::{latest_value, LatestReader, LatestWriter};
 use crate::rt::stage::{RtStage, StopReason};
 
@@ -162,6 +162,15 @@ impl MotionStage {
     /// The current safety state.
     pub fn state(&self) -> SafetyState {
         self.machine.state()
+    }
+
+    /// True when every output's writer passes the stage's commands through (it has joined
+    /// them from where its controller was; a writer homing from an unknown position moves
+    /// slower and joins later), as of the last tick.
+    pub fn writers_following(&self) -> bool {
+        self.outputs
+            .iter()
+            .all(|out| out.last_status.mode == WriterMode::Following)
     }
 
     /// The commanded actuator positions, m or rad.
