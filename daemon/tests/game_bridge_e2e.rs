@@ -16,6 +16,7 @@
 //! speed and rpm; the configured wheel's force feedback is never opened.
 
 mod motion_pty;
+mod smc3_wire;
 mod support;
 
 use std::net::{SocketAddr, UdpSocket};
@@ -24,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use motion_pty::Pty;
+use smc3_wire::{counts, smc3_frames};
 use support::*;
 
 const RANGE_DEG: f64 = 60.0;
@@ -199,33 +201,6 @@ post_open_delay_ms = 100
 {g29}"#,
         port.display()
     )
-}
-
-/// SMC3 frames `[A hi lo][B hi lo][C hi lo]` in `bytes` (resynchronising on garbage).
-fn smc3_frames(bytes: &[u8]) -> Vec<[u16; 3]> {
-    let mut frames = Vec::new();
-    let mut i = 0;
-    while i + 15 <= bytes.len() {
-        let f = &bytes[i..i + 15];
-        if (0..3).all(|k| f[k * 5] == b'[' && f[k * 5 + 1] == b"ABC"[k] && f[k * 5 + 4] == b']') {
-            frames.push(std::array::from_fn(|k| {
-                u16::from_be_bytes([f[k * 5 + 2], f[k * 5 + 3]])
-            }));
-            i += 15;
-        } else {
-            i += 1;
-        }
-    }
-    frames
-}
-
-fn counts(p: f64) -> u16 {
-    let v = if p > 0.0 {
-        p * 512.0 + 511.0
-    } else {
-        511.0 + p * 511.0
-    };
-    v.round_ties_even() as u16
 }
 
 /// The park position inside rigd's usable travel: the SMC3 firmware's window (100 of

@@ -6,6 +6,7 @@
 //! serial output parks on its own and rejoins the live motion when the port comes back.
 
 mod motion_pty;
+mod smc3_wire;
 mod support;
 
 use std::net::UdpSocket;
@@ -14,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use motion_pty::Pty;
+use smc3_wire::{counts, smc3_frames};
 use support::*;
 
 /// Crank travel either side of horizontal, degrees (the value that maps to -1 / +1).
@@ -59,36 +61,6 @@ post_open_delay_ms = 100
 {udp}"#,
         port.display()
     )
-}
-
-/// SMC3 frames `[A hi lo][B hi lo][C hi lo]` found in `bytes` (resynchronising on garbage).
-fn smc3_frames(bytes: &[u8]) -> Vec<[u16; 3]> {
-    let mut frames = Vec::new();
-    let mut i = 0;
-    while i + 15 <= bytes.len() {
-        let f = &bytes[i..i + 15];
-        let framed =
-            (0..3).all(|k| f[k * 5] == b'[' && f[k * 5 + 1] == b"ABC"[k] && f[k * 5 + 4] == b']');
-        if framed {
-            frames.push(std::array::from_fn(|k| {
-                u16::from_be_bytes([f[k * 5 + 2], f[k * 5 + 3]])
-            }));
-            i += 15;
-        } else {
-            i += 1;
-        }
-    }
-    frames
-}
-
-/// SimTools 10-bit counts of a normalised position.
-fn counts(p: f64) -> u16 {
-    let v = if p > 0.0 {
-        p * 512.0 + 511.0
-    } else {
-        511.0 + p * 511.0
-    };
-    v.round_ties_even() as u16
 }
 
 /// Largest count change allowed between two frames: v_max x dt in counts, plus rounding.

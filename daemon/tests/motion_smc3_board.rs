@@ -15,12 +15,14 @@
 
 mod motion_pty;
 mod smc3_board;
+mod smc3_wire;
 mod support;
 
 use std::time::{Duration, Instant};
 
 use motion_pty::Pty;
 use smc3_board::{BoardOnPty, BOOT_TARGET, DEFAULT_CLIP};
+use smc3_wire::counts;
 use support::*;
 
 const RANGE_DEG: f64 = 60.0;
@@ -58,16 +60,6 @@ preset = "smc3"
 {output}
 "#
     )
-}
-
-/// SimTools 10-bit counts of a normalised position.
-fn counts(p: f64) -> u16 {
-    let v = if p > 0.0 {
-        p * 512.0 + 511.0
-    } else {
-        511.0 + p * 511.0
-    };
-    v.round_ties_even() as u16
 }
 
 /// The usable travel: the firmware window's narrower side (100 of 0..1023) less 5 %.
