@@ -14,6 +14,7 @@
 //! init sets `RIGD_VMRIG_GUEST=1`); on a normal host `main` says so and exits 0.
 
 mod gadget;
+mod latency_split;
 mod pid_checks;
 mod pid_condition_checks;
 mod pid_descriptor;
@@ -212,6 +213,9 @@ struct TickLoop {
     quit: Arc<AtomicBool>,
     stop_exit: Arc<AtomicBool>,
     torque_bits: Arc<AtomicU64>,
+    /// CLOCK_MONOTONIC ns of the latest tick whose steering changed sign (the tick that
+    /// consumed a rim flip, for the latency split).
+    steer_flip_ns: Arc<AtomicU64>,
     thread: Option<std::thread::JoinHandle<FfbOutputStage>>,
 }
 
@@ -224,11 +228,14 @@ impl TickLoop {
         let quit = Arc::new(AtomicBool::new(false));
         let stop_exit = Arc::new(AtomicBool::new(false));
         let torque_bits = Arc::new(AtomicU64::new(0f64.to_bits()));
+        let steer_flip_ns = Arc::new(AtomicU64::new(0));
         let (q, s, t) = (quit.clone(), stop_exit.clone(), torque_bits.clone());
+        let flip = steer_flip_ns.clone();
         let thread = std::thread::spawn(move || {
             let start = Instant::now();
             let mut k: u32 = 0;
             let mut stopped = false;
+            let mut last_sign = 0.0f64;
             while !q.load(Ordering::Acquire) {
                 k += 1;
                 let deadline = start + Duration::from_millis(u64::from(k));
@@ -244,6 +251,10 @@ impl TickLoop {
                     .map(|p| p.read())
                     .filter(|p| p.connected)
                     .map_or(0.0, |p| p.controls.steering);
+                if steering.signum() != last_sign && steering.abs() > 0.01 {
+                    last_sign = steering.signum();
+                    flip.store(rigd::rt::clock::now_ns(), Ordering::Release);
+                }
                 let mut frame = Frame {
                     sequence: k,
                     ..Frame::default()
@@ -258,8 +269,14 @@ impl TickLoop {
             quit,
             stop_exit,
             torque_bits,
+            steer_flip_ns,
             thread: Some(thread),
         }
+    }
+
+    /// CLOCK_MONOTONIC ns of the latest tick that saw the steering change sign.
+    fn steer_flip_ns(&self) -> u64 {
+        self.steer_flip_ns.load(Ordering::Acquire)
     }
 
     fn set_torque(&self, nm: f64) {
@@ -955,6 +972,7 @@ fn test_pid_base(r: &mut Results) {
     pid_checks::test_pid_daemon_signals(r, &base, evdev, Duration::from_millis(20));
     pid_checks::test_pid_latency(r, &base, evdev);
     pid_hidraw_checks::run_all(r, &base);
+    latency_split::test_floor(r, &base);
     pid_hidraw_checks::test_plugged_late(r);
     if let Err(e) = pid_gadget::detach() {
         println!("RIGD-VMRIG-PID-BASE detach failed: {e}");

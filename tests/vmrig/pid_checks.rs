@@ -23,6 +23,7 @@ use rigd::input::InputThread;
 
 use super::pid_gadget::{self, PidBase};
 use super::pid_model::{force_timeline, DeviceModel, PidEvent, PidReport};
+use super::latency_split::{first_write, report_split, run_flips, EvdevStamps};
 use super::{report_latency, wait_until, Results, TickLoop};
 
 /// How a check starts rigd's FFB output towards the PID base.
@@ -667,30 +668,20 @@ pub fn test_pid_latency(r: &mut Results, base: &PidBase, backend: &Backend) -> V
         return Vec::new();
     };
     wait_until(Duration::from_secs(5), || link.device_connected());
+    let Some(stamps) = EvdevStamps::start(base) else {
+        r.check(&name, false, "cannot read the base's evdev node");
+        return Vec::new();
+    };
     // Torque follows the rim: 2.2 N m per unit of steering (the tick loop is the physics).
     let ticks = TickLoop::spawn(stage, Some(player), 2.2);
     base.send_input(-8192, 0);
-    std::thread::sleep(Duration::from_millis(1300));
-    let mut samples = Vec::new();
-    let mut reports = 0usize;
-    let t_end = Instant::now() + Duration::from_secs(10);
-    let mut left = false;
-    while Instant::now() < t_end {
-        left = !left;
-        // Left of centre (negative X) steers positive and pulls with a positive force.
-        let x: i16 = if left { -8192 } else { 8192 };
-        let mark = base.mark();
-        let sent = base.send_input(x, 0);
-        let hit = base.wait_for(mark, Duration::from_millis(200), |e| {
-            matches!(e.report, PidReport::SetConstantForce { magnitude, .. }
-                if (magnitude > 1000 && left) || (magnitude < -1000 && !left))
-        });
-        reports += base.mark() - mark;
-        if let Some(e) = hit {
-            samples.push(e.at.saturating_duration_since(sent).as_secs_f64() * 1e3);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    std::thread::sleep(Duration::from_millis(1000));
+    let (flips, reports) = run_flips(base, &stamps, Duration::from_secs(10), |flip, x| {
+        let tick = ticks.steer_flip_ns();
+        flip.tick = (tick >= flip.sent).then_some(tick);
+        flip.write = first_write(&link.recent_level_writes(), flip.sent, x);
+    });
+    let samples = report_split(&format!("rigd-{}", backend.label), &flips);
     let _ = ticks.finish();
     drop(input);
     report_latency(

@@ -70,6 +70,9 @@ struct Emulator {
     changed: Condvar,
     input: Mutex<Option<Vec<u8>>>,
     input_ready: Condvar,
+    /// The last input report's write on the IN endpoint: when it began and when it returned
+    /// (FunctionFS returns once the host's interrupt transfer took the data).
+    input_written: Mutex<Option<(Instant, Instant)>>,
 }
 
 #[derive(Default)]
@@ -184,6 +187,11 @@ impl PidBase {
         }
     }
 
+    /// When the last input report's IN write began and returned (the host took it).
+    pub fn last_input_write(&self) -> Option<(Instant, Instant)> {
+        *self.emulator.input_written.lock().expect("pid input")
+    }
+
     /// Queues input report 1 (rim X, buttons) for the IN endpoint; the writer thread sends the
     /// latest one as soon as the host polls. Returns when it was queued.
     pub fn send_input(&self, x: i16, buttons: u8) -> Instant {
@@ -253,6 +261,7 @@ fn create() -> Result<Arc<Emulator>, String> {
         changed: Condvar::new(),
         input: Mutex::new(None),
         input_ready: Condvar::new(),
+        input_written: Mutex::new(None),
     });
     let e = emulator.clone();
     std::thread::Builder::new()
@@ -350,14 +359,15 @@ fn serve_ep0(emulator: &Emulator, ep0: File) {
             continue;
         }
         if event[8] == FUNCTIONFS_SETUP {
+            let requested = Instant::now();
             let mut setup = [0u8; 8];
             setup.copy_from_slice(&event[..8]);
-            serve_setup(emulator, fd, setup);
+            serve_setup(emulator, fd, setup, requested);
         }
     }
 }
 
-fn serve_setup(emulator: &Emulator, fd: i32, setup: [u8; 8]) {
+fn serve_setup(emulator: &Emulator, fd: i32, setup: [u8; 8], requested: Instant) {
     let request_type = setup[0];
     let request = setup[1];
     let value = u16::from_le_bytes([setup[2], setup[3]]);
@@ -377,7 +387,7 @@ fn serve_setup(emulator: &Emulator, fd: i32, setup: [u8; 8]) {
             let at = Instant::now();
             if n >= 0 {
                 data.truncate(n as usize);
-                record(emulator, at, PidReport::decode(kind, &data));
+                record(emulator, requested, at, PidReport::decode(kind, &data));
             }
         }
         // GET_REPORT: feature Block Load and PID Pool, the input reports.
@@ -392,9 +402,13 @@ fn serve_setup(emulator: &Emulator, fd: i32, setup: [u8; 8]) {
     }
 }
 
-fn record(emulator: &Emulator, at: Instant, report: PidReport) {
+fn record(emulator: &Emulator, requested: Instant, at: Instant, report: PidReport) {
     let mut log = emulator.log.lock().expect("pid log");
-    let event = PidEvent { at, report };
+    let event = PidEvent {
+        at,
+        requested,
+        report,
+    };
     log.model.apply(&event);
     log.events.push(event);
     drop(log);
@@ -416,12 +430,12 @@ fn get_report(emulator: &Emulator, kind: u8, report_id: u8) -> Option<Vec<u8>> {
                     .count();
                 (log.model.block_load.0, log.model.block_load.1, free as u16)
             };
-            record(emulator, at, PidReport::BlockLoadRead { block, status });
+            record(emulator, at, at, PidReport::BlockLoadRead { block, status });
             let [lo, hi] = (free * 64).to_le_bytes();
             Some(vec![id::BLOCK_LOAD, block, status, lo, hi])
         }
         (3, id::PID_POOL) => {
-            record(emulator, at, PidReport::PoolRead);
+            record(emulator, at, at, PidReport::PoolRead);
             let [lo, hi] = (u16::from(desc::MAX_BLOCKS) * 64).to_le_bytes();
             // Device managed pool, no shared parameter blocks.
             Some(vec![id::PID_POOL, lo, hi, desc::MAX_BLOCKS, 0b01])
@@ -486,9 +500,12 @@ fn serve_input(emulator: &Emulator, mut ep1: File) {
                 slot = emulator.input_ready.wait(slot).expect("pid input");
             }
         };
+        let began = Instant::now();
         if ep1.write_all(&report).is_err() {
             std::thread::sleep(Duration::from_millis(5));
+            continue;
         }
+        *emulator.input_written.lock().expect("pid input") = Some((began, Instant::now()));
     }
 }
 

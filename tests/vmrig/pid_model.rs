@@ -221,6 +221,8 @@ fn decode(report_type: u8, d: &[u8]) -> Option<PidReport> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PidEvent {
     pub at: Instant,
+    /// When the emulator read the request's SETUP packet (before the data stage).
+    pub requested: Instant,
     pub report: PidReport,
 }
 

@@ -5,8 +5,10 @@
 //! Back-pressure: a hidraw write returns only when the device took the report (interrupt OUT
 //! or a synchronous SET_REPORT), and this thread writes one report at a time, so at most one
 //! report is ever in flight and nothing queues up behind a slow base. Commands are never
-//! queued either: the thread samples the stage's latest value every millisecond and sends
-//! the constant force only when it changed.
+//! queued either: the thread takes the stage's latest value when the stage rings its doorbell
+//! (a changed command, right after the tick) and at least every millisecond, and sends the
+//! constant force only when it changed; when each Set Constant Force write ran is recorded in
+//! the link ([`FfbLink::recent_level_writes`], for the latency benchmark).
 //!
 //! What it sends (every id, offset and range from the device's own descriptor, see
 //! [`super::pid`]):
@@ -52,9 +54,11 @@ use super::pid::{
     parse, Control, DescriptorError, EffectKind, LayoutError, LoadStatus, Operation, PidLayout,
 };
 use super::stage::{ConditionLevel, FfbCommand};
+use super::write_times::LevelWrite;
+use crate::rt::clock::now_ns;
 use crate::rt::handoff::LatestReader;
 
-/// How often the writer samples the latest command.
+/// How often the writer samples the latest command when the stage has not rung.
 const POLL: Duration = Duration::from_millis(1);
 /// How often the latest command is sampled while no device is open (nothing to write; the
 /// rescan for the device stays every [`RESCAN`]): an idle rigd with its wheel unplugged must
@@ -324,6 +328,8 @@ pub struct Session<P: PidPort> {
     level: i16,
     conditions: [(Effect, ConditionLevel); 4],
     stats: PidStats,
+    /// The latest Set Constant Force and when its write ran, until taken.
+    level_write: Option<LevelWrite>,
 }
 
 impl<P: PidPort> Session<P> {
@@ -345,6 +351,7 @@ impl<P: PidPort> Session<P> {
             level: 0,
             conditions,
             stats: PidStats::default(),
+            level_write: None,
         };
         for control in [Control::Reset, Control::EnableActuators] {
             if let Some(report) = s.layout.encode_device_control(control) {
@@ -361,6 +368,11 @@ impl<P: PidPort> Session<P> {
     /// Counters so far.
     pub fn stats(&self) -> PidStats {
         self.stats
+    }
+
+    /// The latest Set Constant Force since the last call, with when its write ran.
+    pub fn take_level_write(&mut self) -> Option<LevelWrite> {
+        self.level_write.take()
     }
 
     /// The layout in use.
@@ -439,7 +451,13 @@ impl<P: PidPort> Session<P> {
 
     fn set_level(&mut self, block: u8, level: i16) -> Result<(), PidError> {
         let report = self.layout.encode_set_constant_force(block, level);
+        let started_ns = now_ns();
         self.send(&report, "Set Constant Force")?;
+        self.level_write = Some(LevelWrite {
+            level,
+            started_ns,
+            returned_ns: now_ns(),
+        });
         self.level = level;
         self.stats.constant_updates += 1;
         Ok(())
@@ -651,7 +669,12 @@ impl HidrawPidWriter {
                         }
                         None => {}
                         Some(mut session) => match session.apply(&cmd, now) {
-                            Ok(()) => open = Some(session),
+                            Ok(()) => {
+                                if let Some(write) = session.take_level_write() {
+                                    link.record_level_write(write);
+                                }
+                                open = Some(session);
+                            }
                             Err(e) => {
                                 log_once(&e, &mut last_error);
                                 add(&mut totals, session.abandon());
@@ -661,8 +684,14 @@ impl HidrawPidWriter {
                             }
                         },
                     }
-                    // Nothing to write while no device is open: look less often (idle CPU).
-                    std::thread::sleep(if open.is_some() { POLL } else { NO_DEVICE_POLL });
+                    if open.is_some() {
+                        // Woken by the stage's doorbell right after a tick that changed the
+                        // command, else after POLL (refresh, stall watch).
+                        link.wait_for_command(POLL);
+                    } else {
+                        // Nothing to write while no device is open: look less often (idle CPU).
+                        std::thread::sleep(NO_DEVICE_POLL);
+                    }
                 }
                 if let Some(session) = open.take() {
                     match session.close() {

@@ -1,6 +1,7 @@
 //! The wait-free meeting point of the input layer, the FFB stage (RT thread), the FFB writer
-//! thread and the runtime: plain atomics, so every side reads and writes without locks,
-//! allocation or system calls.
+//! thread and the runtime: plain atomics, so every side reads and writes without locks or
+//! allocation, and without system calls except the writer's [`Doorbell`] (a non-blocking
+//! futex wake when the stage publishes a changed command).
 //!
 //! Who writes what: the input thread writes the rim motion and the e-stop latch; the writer
 //! thread writes `device_connected` and bumps `connections` on every (re)open; the FFB stage
@@ -8,7 +9,9 @@
 //! says when the loop stalled; every start of a hold is counted and the latest one kept, so
 //! the health thread can log each once however briefly it lasted; on each open the writer also
 //! says whether the stage must run the autocentre as a spring. The RT loop writes who drives
-//! the player car (the [`DriveState`] the stage's condition effects centre the rim for). Each
+//! the player car (the [`DriveState`] the stage's condition effects centre the rim for). The
+//! writer records when its level writes started and returned ([`WriteTimes`], for the latency
+//! benchmark). Each
 //! session of the daemon builds one link
 //! ([`FfbLink::new`]) and hands it to its input reader, FFB stage and RT loop.
 
@@ -19,6 +22,8 @@ use rig_protocols::{FfbHold, FfbStatus};
 
 use super::chain::RimMotion;
 use super::conditions::DriveState;
+use super::doorbell::Doorbell;
+use super::write_times::{LevelWrite, WriteTimes};
 
 /// Shared FFB state (see the module docs for who writes which field).
 #[derive(Debug, Default)]
@@ -42,6 +47,8 @@ pub struct FfbLink {
     resetting: AtomicBool,
     paused: AtomicBool,
     spring_autocentre: AtomicBool,
+    doorbell: Doorbell,
+    write_times: WriteTimes,
 }
 
 impl FfbLink {
@@ -193,6 +200,28 @@ impl FfbLink {
         let count = self.hold_starts.load(Ordering::Acquire);
         let latest = FfbHold::from_code(self.hold_latest.load(Ordering::Acquire));
         (count, latest)
+    }
+
+    /// FFB stage (RT thread): a command that differs from the previous one was published;
+    /// wakes the writer thread (non-blocking, see [`Doorbell`]).
+    pub fn ring_writer(&self) {
+        self.doorbell.ring();
+    }
+
+    /// Writer thread: sleeps until the stage publishes a changed command (true) or `timeout`
+    /// passes (false).
+    pub fn wait_for_command(&self, timeout: std::time::Duration) -> bool {
+        self.doorbell.wait(timeout)
+    }
+
+    /// Writer thread: a force-level write and when it started and returned.
+    pub fn record_level_write(&self, write: LevelWrite) {
+        self.write_times.record(write);
+    }
+
+    /// The writer's last few level writes, oldest first (see [`WriteTimes`]).
+    pub fn recent_level_writes(&self) -> Vec<LevelWrite> {
+        self.write_times.recent()
     }
 
     /// The latest status (the runtime copies it into the next frame).

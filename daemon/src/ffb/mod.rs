@@ -11,14 +11,16 @@
 //! The base's condition effects through evdev are in [`evdev_conditions`], the wheel
 //! settings applied at open and undone on exit in [`wheel_settings`].
 //!
-//! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot -> `rigd-ffb-out` thread ->
-//! `EVIOCSFF` on the wheel's event node. The runtime copies [`FfbLink::status`] into each
-//! frame's `ffb` field; the health thread logs each hold once and puts it in `STATUS=`
-//! ([`hold_log`]).
+//! Data flow: RT thread `FfbStage::on_tick` -> latest-value slot (and, when the command
+//! changed, the writer's [`doorbell`]) -> `rigd-ffb-out` thread -> `EVIOCSFF` on the wheel's
+//! event node; the writer records when its level writes ran ([`write_times`]). The runtime
+//! copies [`FfbLink::status`] into each frame's `ffb` field; the health thread logs each hold
+//! once and puts it in `STATUS=` ([`hold_log`]).
 
 pub mod chain;
 pub mod conditions;
 pub mod deferred;
+pub mod doorbell;
 pub mod evdev_conditions;
 pub mod evdev_out;
 pub mod hidraw_pid;
@@ -27,6 +29,7 @@ pub mod link;
 pub mod pid;
 pub mod stage;
 pub mod wheel_settings;
+pub mod write_times;
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

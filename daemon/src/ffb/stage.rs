@@ -1,7 +1,9 @@
 //! The force-feedback output stage on the RT thread: runs the [`FfbChain`] on each frame's
 //! steering torque and the [`ConditionShaper`] on the car's speed and who drives (from the
 //! link), and hands the device command to the writer thread through a wait-free latest-value
-//! slot. Also computes the shift-light LED mask from the engine rpm.
+//! slot; when the command differs from the previous one (anything but its sequence) it also
+//! rings the writer's doorbell ([`FfbLink::ring_writer`]) so the write follows the tick at
+//! once. Also computes the shift-light LED mask from the engine rpm.
 //!
 //! Safety rules enforced here (the writer enforces its own on top): zero force and all
 //! condition effects off in the same tick as any `safe_stop` (exit, reload, fault, e-stop),
@@ -9,7 +11,7 @@
 //! ramp, which scales the condition effects too, restarts after every resume, reconnect and
 //! e-stop re-arm. Every zero publishes why ([`FfbHold`] in the status: stopping, fault,
 //! e-stop; no device while the writer has none open) for the log, `STATUS=` and the dashboard.
-//! Nothing here allocates, blocks or logs.
+//! Nothing here allocates, blocks or logs (the doorbell is a non-blocking futex wake).
 
 use std::sync::Arc;
 
@@ -91,6 +93,8 @@ pub struct FfbStage {
     link: Arc<FfbLink>,
     commands: LatestWriter<FfbCommand>,
     sequence: u64,
+    /// The last command published (its sequence left at 0), to ring the writer on a change.
+    last_sent: FfbCommand,
     halted: Option<StopReason>,
     seen_connections: u32,
 }
@@ -122,6 +126,7 @@ impl FfbStage {
             link,
             commands,
             sequence: 0,
+            last_sent: FfbCommand::default(),
             halted: None,
         }
     }
@@ -132,14 +137,22 @@ impl FfbStage {
     }
 
     fn send(&mut self, level: i16, play: bool, leds: u8, conditions: Conditions) {
-        self.commands.write(FfbCommand {
-            sequence: self.sequence,
+        let command = FfbCommand {
+            sequence: 0,
             loop_idle: self.halted == Some(StopReason::Idle),
             level,
             play,
             leds,
             conditions,
+        };
+        self.commands.write(FfbCommand {
+            sequence: self.sequence,
+            ..command
         });
+        if command != self.last_sent {
+            self.last_sent = command;
+            self.link.ring_writer();
+        }
     }
 
     fn zero(&mut self, leds: u8, hold: FfbHold) {

@@ -11,10 +11,13 @@ use std::io;
 use std::time::{Duration, Instant};
 
 use evdev::raw_stream::RawDevice;
+
+use crate::rt::clock::now_ns;
 use evdev::{FFEffect, FFEffectData, FFEffectKind, FFEnvelope, FFReplay, FFTrigger};
 
 use super::super::evdev_conditions::EvdevConditions;
 use super::super::stage::Conditions;
+use super::super::write_times::LevelWrite;
 use super::super::wheel_settings::{self, AppliedSettings};
 use super::leds::LedOutput;
 use super::rate::{choose_update_rate, DriverKind, RateChoice, DRAIN_PROBE_UPDATES};
@@ -61,6 +64,8 @@ pub(super) struct OpenDevice {
     leds: LedOutput,
     last_leds: u8,
     last_led_write: Instant,
+    /// The latest level write and its timing, until the writer loop takes it.
+    level_write: Option<LevelWrite>,
 }
 
 impl OpenDevice {
@@ -127,7 +132,13 @@ impl OpenDevice {
             leds: LedOutput::for_target(target),
             last_leds: 0,
             last_led_write: now,
+            level_write: None,
         })
+    }
+
+    /// The latest level write since the last call, with when its `EVIOCSFF` ran.
+    pub(super) fn take_level_write(&mut self) -> Option<LevelWrite> {
+        self.level_write.take()
     }
 
     /// The kind of driver behind the node.
@@ -136,7 +147,13 @@ impl OpenDevice {
     }
 
     fn update(&mut self, level: i16, now: Instant, stats: &mut WriterStats) -> io::Result<()> {
+        let started_ns = now_ns();
         self.effect.update(constant(level, self.replay_ms))?;
+        self.level_write = Some(LevelWrite {
+            level,
+            started_ns,
+            returned_ns: now_ns(),
+        });
         self.last_level = level;
         self.last_sent = now;
         stats.updates += 1;

@@ -17,9 +17,11 @@
 //!
 //! Rate: at most one level update per `1 / rate` ([`rate`]: measured from what the device
 //! takes, bounded by `update_rate_hz` or the driver's default; logged once per open), only
-//! when the level changed, plus the keep-alive. Commands are never queued: the thread samples
-//! the latest value every millisecond, so the kernel never holds more than about one report
-//! in front of a stop. Zero force (zero level first, then the stop) is sent at once, without
+//! when the level changed, plus the keep-alive. Commands are never queued: the thread takes
+//! the latest value when the stage rings its doorbell (a changed command, right after the
+//! tick: [`FfbLink::ring_writer`]) and at least every millisecond, so the kernel never holds
+//! more than about one report in front of a stop. When each level write ran is recorded in
+//! the link ([`FfbLink::recent_level_writes`], for the latency benchmark). Zero force (zero level first, then the stop) is sent at once, without
 //! waiting for the rate cap, when the stage asks for it, when the e-stop is latched or the session is stopping
 //! ([`FfbLink::hold_zero`]), or when
 //! the RT loop stalls (its sequence stops advancing for `STALL`; the link then says the loop
@@ -50,7 +52,7 @@ pub use rate::{default_update_rate_hz, DriverKind};
 /// The RT loop counts as stalled when its command sequence stands still this long (20 missed
 /// ticks, the realtime reference's fault rule).
 pub const STALL: Duration = Duration::from_millis(20);
-/// How often the writer samples the latest command.
+/// How often the writer samples the latest command when the stage has not rung.
 const POLL: Duration = Duration::from_millis(1);
 /// How often the latest command is sampled while no device is open (nothing to write; the
 /// rescan for the device stays every [`RESCAN`]): an idle rigd with its wheel unplugged must
@@ -174,6 +176,9 @@ impl FfbWriter {
                             let leds = if stalled { 0 } else { cmd.leds };
                             let applied =
                                 dev.apply(level, play, leds, &cmd.conditions, now, &mut stats);
+                            if let Some(write) = dev.take_level_write() {
+                                link.record_level_write(write);
+                            }
                             if let Err(e) = applied {
                                 tracing::warn!(
                                     "force feedback device went away ({e}); force is off until \
@@ -185,8 +190,14 @@ impl FfbWriter {
                             }
                         }
                     }
-                    // Nothing to write while no device is open: look less often (idle CPU).
-                    std::thread::sleep(if open.is_some() { POLL } else { NO_DEVICE_POLL });
+                    if open.is_some() {
+                        // Woken by the stage's doorbell right after a tick that changed the
+                        // command, else after POLL (keep-alive, stall watch, rate cap).
+                        link.wait_for_command(POLL);
+                    } else {
+                        // Nothing to write while no device is open: look less often (idle CPU).
+                        std::thread::sleep(NO_DEVICE_POLL);
+                    }
                 }
                 if let Some(mut dev) = open.take() {
                     let _ = dev.stop(Instant::now(), &mut stats);
