@@ -152,6 +152,9 @@ pub fn run_flips(
                 if (magnitude > 1000 && left) || (magnitude < -1000 && !left))
         });
         reports += base.mark() - mark;
+        // The hops are read after the pause: a hidraw write returns (and is recorded) only
+        // after the device has the report, so at the hit it may not be recorded yet.
+        std::thread::sleep(Duration::from_millis(20));
         if let Some(e) = hit {
             let sent = instant_ns(sent);
             let mut flip = Flip {
@@ -168,7 +171,6 @@ pub fn run_flips(
             hops(&mut flip, x);
             flips.push(flip);
         }
-        std::thread::sleep(Duration::from_millis(20));
     }
     (flips, reports)
 }

@@ -398,6 +398,27 @@ mod tests {
     }
 
     #[test]
+    fn the_writer_is_rung_when_the_command_changes_and_only_then() {
+        let link = FfbLink::new();
+        link.set_device_connected(true);
+        let (w, _r) = latest_value(FfbCommand::default());
+        let mut stage = FfbStage::new(&DevicesConfig::default(), 0.001, link.clone(), w);
+        let rung = || link.wait_for_command(std::time::Duration::ZERO);
+        for _ in 0..3000 {
+            stage.on_tick(&frame(1.1));
+        }
+        assert!(rung(), "the ramp changed the level");
+        stage.on_tick(&frame(1.1));
+        stage.on_tick(&frame(1.1));
+        assert!(!rung(), "same level, only the sequence advanced: no ring");
+        stage.on_tick(&frame(-1.1));
+        assert!(rung(), "a new level rings");
+        assert!(!rung());
+        stage.safe_stop(StopReason::Exit);
+        assert!(rung(), "the stop rings at once");
+    }
+
+    #[test]
     fn nan_torque_gives_zero_force_that_tick() {
         let link = FfbLink::new();
         let (w, mut r) = latest_value(FfbCommand::default());
