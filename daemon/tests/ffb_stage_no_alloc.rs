@@ -51,7 +51,10 @@ fn ten_thousand_ffb_ticks_ringing_the_writer_allocate_nothing() {
     quit.store(true, Ordering::Release);
     waiter.join().unwrap();
     assert_eq!(counting_alloc::allocations(), 0, "the FFB stage allocated");
-    assert!(latest.read().play, "the stage streams again after the resume");
+    assert!(
+        latest.read().play,
+        "the stage streams again after the resume"
+    );
     assert!(
         wakes.load(Ordering::Relaxed) >= 10,
         "the doorbell woke the writer side: {} wakes",

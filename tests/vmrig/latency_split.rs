@@ -187,7 +187,9 @@ pub fn report_split(path: &str, flips: &[Flip]) -> Vec<f64> {
             f.tick.or(f.evdev).zip(f.write.map(|w| w.0))
         }),
         ("write_call", |f| f.write),
-        ("write_start_to_setup", |f| f.write.map(|w| w.0).zip(f.setup)),
+        ("write_start_to_setup", |f| {
+            f.write.map(|w| w.0).zip(f.setup)
+        }),
         ("setup_to_data", |f| f.setup.zip(f.arrival)),
         ("total", |f| f.arrival.map(|t| (f.sent, t))),
     ];
@@ -319,7 +321,13 @@ fn floor_evdev(r: &mut Results, base: &PidBase) {
         return r.check(name, false, "cannot open the echo's evdev reader");
     };
     let totals = report_split("floor-evdev", &flips);
-    report_latency(r, name, "RIGD-VMRIG-LATENCY-FLOOR path=evdev", &totals, reports);
+    report_latency(
+        r,
+        name,
+        "RIGD-VMRIG-LATENCY-FLOOR path=evdev",
+        &totals,
+        reports,
+    );
 }
 
 fn floor_hidraw(r: &mut Results, base: &PidBase) {
@@ -359,5 +367,11 @@ fn floor_hidraw(r: &mut Results, base: &PidBase) {
         return r.check(name, false, "cannot open the echo's evdev reader");
     };
     let totals = report_split("floor-hidraw", &flips);
-    report_latency(r, name, "RIGD-VMRIG-LATENCY-FLOOR path=hidraw", &totals, reports);
+    report_latency(
+        r,
+        name,
+        "RIGD-VMRIG-LATENCY-FLOOR path=hidraw",
+        &totals,
+        reports,
+    );
 }

@@ -21,9 +21,9 @@ use rig_config::devices::DevicesConfig;
 use rigd::ffb::{FfbLink, FfbOutputStage};
 use rigd::input::InputThread;
 
+use super::latency_split::{first_write, report_split, run_flips, EvdevStamps};
 use super::pid_gadget::{self, PidBase};
 use super::pid_model::{force_timeline, DeviceModel, PidEvent, PidReport};
-use super::latency_split::{first_write, report_split, run_flips, EvdevStamps};
 use super::{report_latency, wait_until, Results, TickLoop};
 
 /// How a check starts rigd's FFB output towards the PID base.

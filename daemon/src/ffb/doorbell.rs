@@ -74,7 +74,10 @@ mod tests {
         bell.ring();
         assert!(bell.wait(Duration::from_secs(1)));
         let began = Instant::now();
-        assert!(!bell.wait(Duration::from_millis(20)), "taken by the first wait");
+        assert!(
+            !bell.wait(Duration::from_millis(20)),
+            "taken by the first wait"
+        );
         assert!(began.elapsed() >= Duration::from_millis(19));
     }
 

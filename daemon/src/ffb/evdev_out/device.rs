@@ -17,8 +17,8 @@ use evdev::{FFEffect, FFEffectData, FFEffectKind, FFEnvelope, FFReplay, FFTrigge
 
 use super::super::evdev_conditions::EvdevConditions;
 use super::super::stage::Conditions;
-use super::super::write_times::LevelWrite;
 use super::super::wheel_settings::{self, AppliedSettings};
+use super::super::write_times::LevelWrite;
 use super::leds::LedOutput;
 use super::rate::{choose_update_rate, DriverKind, RateChoice, DRAIN_PROBE_UPDATES};
 use super::{FfbTarget, WriterSettings, WriterStats, DIRECTION_X, LED_PERIOD};
