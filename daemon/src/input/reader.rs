@@ -7,7 +7,8 @@
 //! ([`ControlState::on_disconnect`]); missing devices are looked for in sysfs by their stable
 //! identity every 250 ms and reopened and remapped without a restart. Which devices are open
 //! (name, vid:pid) goes to the hub's presence after the first scan and every change. On open the kernel's fuzz
-//! and flat are set to 0 on the mapped axes (hid-input's defaults hide small wheel movements).
+//! and flat are set to 0 on the mapped axes (hid-input's defaults hide small wheel movements),
+//! and the event clock is set to CLOCK_MONOTONIC (`EVIOCSCLOCKID`).
 
 use std::fs::OpenOptions;
 use std::io;
@@ -87,6 +88,9 @@ struct Opened {
     found: FoundDevice,
 }
 
+/// `EVIOCSCLOCKID`: `_IOW('E', 0xa0, int)`, the clock of the events read on this fd.
+const EVIOCSCLOCKID: libc::c_ulong = 0x4004_45a0;
+
 fn open_nonblocking(node: &std::path::Path) -> io::Result<RawDevice> {
     let file = OpenOptions::new()
         .read(true)
@@ -99,6 +103,14 @@ fn open_nonblocking(node: &std::path::Path) -> io::Result<RawDevice> {
                 .custom_flags(libc::O_NONBLOCK)
                 .open(node)
         })?;
+    // Event times on CLOCK_MONOTONIC (evdev's default is CLOCK_REALTIME): the rim velocity
+    // is taken from their differences, which a wall-clock step must not bend, and they are
+    // then on the clock of the rest of rigd (`rt::clock`). Best effort: the kernel's default
+    // stays if the call fails.
+    let clock: libc::c_int = libc::CLOCK_MONOTONIC;
+    // SAFETY: EVIOCSCLOCKID reads one int from the pointer, valid for the call; `file` is
+    // an open evdev node.
+    unsafe { libc::ioctl(file.as_raw_fd(), EVIOCSCLOCKID, &clock) };
     RawDevice::from_fd(OwnedFd::from(file))
 }
 
@@ -151,6 +163,8 @@ fn try_open(m: &DeviceMatch, index: usize, state: &mut ControlState) -> Option<O
     })
 }
 
+/// The event's kernel time in seconds (CLOCK_MONOTONIC, see [`open_nonblocking`]; the evdev
+/// crate hands it over as a `SystemTime` since the epoch whatever the clock).
 fn event_time_s(e: &evdev::InputEvent) -> f64 {
     e.timestamp()
         .duration_since(UNIX_EPOCH)
