@@ -8,7 +8,8 @@
 #
 # Env: VMRIG_OUT (artefacts and the kernel package cache, default /tmp/vmrig-rigd),
 #      VMRIG_TARGET_DIR (cargo target dir of the static build, kept apart from target/ because
-#      its flags differ; default /tmp/rigd-vmrig-target), VMRIG_TIMEOUT (default 240 s).
+#      its flags differ; default /tmp/rigd-vmrig-target), VMRIG_TIMEOUT (default 360 s: the guest
+#      run takes about 135 s on a quiet host, up to about 185 s on an overloaded one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${VMRIG_OUT:-/tmp/vmrig-rigd}"
@@ -28,7 +29,7 @@ echo "== vmrig: build took $(( $(date +%s) - start )) s; kernel and initramfs" >
 tests/vmrig/harness/build.sh --out "$out" --guest "$guest"
 echo "== vmrig: boot and run" >&2
 set +e
-tests/vmrig/harness/run.sh --out "$out" --timeout "${VMRIG_TIMEOUT:-240}" > "$out/summary.txt"
+tests/vmrig/harness/run.sh --out "$out" --timeout "${VMRIG_TIMEOUT:-360}" > "$out/summary.txt"
 rc=$?
 set -e
 tr -d '\r' < "$out/serial.log" | grep -aE '^(RIGD-VMRIG|VMRIG-|vmrig_guest)' || true
