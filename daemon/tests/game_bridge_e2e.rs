@@ -106,24 +106,42 @@ fn f1_end_to_end(name: &'static str, year: f1::Year, stream: &'static str, out: 
         rig_protocols::game::f1::decode(bytes).unwrap()
     };
     let telemetry = decoded(F1Packet::CarTelemetry).car;
-    assert!((telemetry.speed_mps.unwrap() - CRUISE_MPS).abs() < 0.2, "{telemetry:?}");
+    assert!(
+        (telemetry.speed_mps.unwrap() - CRUISE_MPS).abs() < 0.2,
+        "{telemetry:?}"
+    );
     assert_eq!(telemetry.engine_rpm, Some(RPM));
     assert_eq!(telemetry.gear, Some(GEAR));
-    assert!((telemetry.throttle.unwrap() - 0.6).abs() < 1e-6, "{telemetry:?}");
+    assert!(
+        (telemetry.throttle.unwrap() - 0.6).abs() < 1e-6,
+        "{telemetry:?}"
+    );
     let motion = decoded(F1Packet::Motion).motion;
     let yaw = motion.roll_pitch_yaw_rad.unwrap()[2];
-    assert!((yaw - START_YAW_RAD).abs() < 0.01, "heading {yaw} {motion:?}");
+    assert!(
+        (yaw - START_YAW_RAD).abs() < 0.01,
+        "heading {yaw} {motion:?}"
+    );
     let a = motion.acceleration_body_mps2.unwrap();
-    assert!(a.iter().all(|c| c.abs() < 0.3), "cruising: no acceleration {a:?}");
+    assert!(
+        a.iter().all(|c| c.abs() < 0.3),
+        "cruising: no acceleration {a:?}"
+    );
     let v = motion.velocity_world_mps.unwrap();
-    let heading = [START_YAW_RAD.cos() * CRUISE_MPS, START_YAW_RAD.sin() * CRUISE_MPS];
+    let heading = [
+        START_YAW_RAD.cos() * CRUISE_MPS,
+        START_YAW_RAD.sin() * CRUISE_MPS,
+    ];
     assert!(
         (v[0] - heading[0]).abs() < 0.2 && (v[1] - heading[1]).abs() < 0.2,
         "{v:?}"
     );
     let ex = decoded(F1Packet::MotionEx).motion;
     let body = ex.velocity_body_mps.unwrap();
-    assert!((body[0] - CRUISE_MPS).abs() < 0.2 && body[1].abs() < 0.2, "{body:?}");
+    assert!(
+        (body[0] - CRUISE_MPS).abs() < 0.2 && body[1].abs() < 0.2,
+        "{body:?}"
+    );
     assert!(ex.angular_velocity_body_radps.unwrap()[2].abs() < 0.01);
 
     bridge.dash_shows_the_game();
@@ -138,12 +156,22 @@ fn f1_end_to_end(name: &'static str, year: f1::Year, stream: &'static str, out: 
 
 #[test]
 fn f1_24_moves_the_seat_and_its_f1_25_output_decodes_back() {
-    f1_end_to_end("bridge-f1-24", f1::Year::F1_24, "F1 24", ("f1-25", F1Year::F1_25));
+    f1_end_to_end(
+        "bridge-f1-24",
+        f1::Year::F1_24,
+        "F1 24",
+        ("f1-25", F1Year::F1_25),
+    );
 }
 
 #[test]
 fn f1_25_moves_the_seat_and_its_f1_24_output_decodes_back() {
-    f1_end_to_end("bridge-f1-25", f1::Year::F1_25, "F1 25", ("f1-24", F1Year::F1_24));
+    f1_end_to_end(
+        "bridge-f1-25",
+        f1::Year::F1_25,
+        "F1 25",
+        ("f1-24", F1Year::F1_24),
+    );
 }
 
 #[test]
@@ -251,7 +279,11 @@ fn gt7_streams_after_the_heartbeat_and_moves_the_seat() {
     let seconds = bridge.started.elapsed().as_secs_f64();
     bridge.finish(true);
     let heartbeats = sent.heartbeats.load(std::sync::atomic::Ordering::Relaxed);
-    assert_eq!(sent.odd_heartbeats.load(std::sync::atomic::Ordering::Relaxed), 0);
+    assert_eq!(
+        sent.odd_heartbeats
+            .load(std::sync::atomic::Ordering::Relaxed),
+        0
+    );
     assert!(
         heartbeats as f64 >= 0.7 * seconds && heartbeats as f64 <= 1.3 * seconds + 2.0,
         "{heartbeats} heartbeats in {seconds:.0} s: one a second"

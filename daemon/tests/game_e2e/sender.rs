@@ -122,7 +122,9 @@ impl Game {
                 };
                 if s.sending {
                     for datagram in packets.frame(&frame) {
-                        socket.send_to(&datagram.bytes, ports[datagram.port]).unwrap();
+                        socket
+                            .send_to(&datagram.bytes, ports[datagram.port])
+                            .unwrap();
                     }
                 }
                 let mut dropped = Vec::new();

@@ -19,7 +19,10 @@ fn os_main(p: &mut Bytes, at: usize, car: &CarFrame) {
         .f32s(at + 24, &car.accel_world_mps2()) // Accel (world)
         .f32s(at + 36, &car.velocity_world_mps); // Vel (world)
     for k in 0..3 {
-        p.i32(at + 48 + 4 * k, (car.position_m[k] * 65536.0).round() as i32); // Pos
+        p.i32(
+            at + 48 + 4 * k,
+            (car.position_m[k] * 65536.0).round() as i32,
+        ); // Pos
     }
 }
 
