@@ -184,7 +184,7 @@ fn codemasters_extradata_3_moves_the_seat() {
         console: false,
         extra_config: String::new(),
         timing: SendTiming::recorded(),
-        packets: Box::new(Codemasters),
+        packets: Box::new(Codemasters::new()),
     });
     // No pause flag, no vertical g in extradata=3.
     bridge.every_phase(false, false);

@@ -4,7 +4,7 @@
 //! the left, a left turn) and longitudinal (positive accelerating), no vertical g; engine
 //! rates in rpm / 10.
 
-use super::{Bytes, Datagram, GamePackets};
+use super::{random_bytes, Bytes, Datagram, GamePackets};
 use crate::game_e2e::car::{CarFrame, GEAR, IDLE_RPM, MAX_RPM, RPM, SUSPENSION_M};
 
 const G: f64 = 9.80665;
@@ -46,7 +46,15 @@ pub fn packet(car: &CarFrame) -> Vec<u8> {
 
 /// DiRT Rally 2.0 at 60 Hz.
 #[derive(Debug)]
-pub struct Codemasters;
+pub struct Codemasters {
+    seed: u64,
+}
+
+impl Codemasters {
+    pub fn new() -> Codemasters {
+        Codemasters { seed: 0xc0de }
+    }
+}
 
 impl GamePackets for Codemasters {
     fn frame(&mut self, car: &CarFrame) -> Vec<Datagram> {
@@ -54,10 +62,14 @@ impl GamePackets for Codemasters {
     }
 
     fn corrupt(&mut self, car: &CarFrame) -> Vec<Vec<u8>> {
-        // The format has no magic: only its size tells it, so the broken ones are packets
-        // cut short.
+        // Packets cut short, and random bytes of the packet's size (the format has no magic:
+        // the decoder tells them by their implausible values).
         let whole = packet(car);
-        vec![whole[..152].to_vec(), whole[..256].to_vec()]
+        vec![
+            whole[..152].to_vec(),
+            whole[..256].to_vec(),
+            random_bytes(&mut self.seed, 264),
+        ]
     }
 
     fn foreign(&self, car: &CarFrame) -> Vec<Vec<u8>> {
