@@ -166,6 +166,28 @@ fn codemasters_roll_pitch_and_heading_follow_the_direction_vectors() {
 }
 
 #[test]
+fn random_bytes_of_codemasters_length_are_not_codemasters() {
+    let mut seed = 0x5eed_u64;
+    let mut random = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as u8
+    };
+    for _ in 0..1000 {
+        let bytes: Vec<u8> = (0..264).map(|_| random()).collect();
+        assert!(!codemasters::matches(&bytes) && codemasters::decode(&bytes).is_err());
+        assert_eq!(game::detect(&bytes), None);
+    }
+    // A non-finite or absurd value in a real packet is not the game's either.
+    for bad in [f32::NAN, f32::INFINITY, 3e7] {
+        let packet = codemasters_braking().f32(148, bad);
+        assert!(codemasters::decode(&packet.0).is_err(), "{bad}");
+    }
+    assert!(codemasters::matches(&codemasters_braking().0));
+}
+
+#[test]
 fn codemasters_reverse_is_minus_one_or_dirt_rallys_ten() {
     for reverse in [-1.0, 10.0] {
         let s = codemasters::decode(&codemasters_braking().f32(132, reverse).0).unwrap();

@@ -2,57 +2,12 @@
 //! length or of exactly a stream's length, give `Ok` or `Err`, never a panic, and every value
 //! of an `Ok` sample is finite.
 
-use proptest::prelude::*;
-use rig_protocols::game::{self, beamng, codemasters, ea_wrc, lfs, GameSample};
-use rig_protocols::telemetry::OutSimOptions;
+mod game_support;
 
-fn all_finite(sample: &GameSample) -> bool {
-    let m = &sample.motion;
-    let vectors = [
-        m.position_m,
-        m.velocity_world_mps,
-        m.velocity_body_mps,
-        m.acceleration_body_mps2,
-        m.angular_velocity_body_radps,
-        m.roll_pitch_yaw_rad,
-    ];
-    let c = &sample.car;
-    let scalars = [
-        sample.game_time_s,
-        c.speed_mps,
-        c.engine_rpm,
-        c.max_rpm,
-        c.idle_rpm,
-        c.throttle,
-        c.brake,
-        c.clutch,
-        c.handbrake,
-        c.steer,
-        c.fuel_fraction,
-        c.current_lap_s,
-        c.last_lap_s,
-        c.best_lap_s,
-        c.lap_distance_m,
-    ];
-    let wheels = sample.wheels.iter().flat_map(|w| {
-        [
-            w.suspension_travel_m,
-            w.suspension_velocity_mps,
-            w.angular_velocity_radps,
-            w.slip_ratio,
-            w.slip_angle_rad,
-            w.load_n,
-            w.temperature_c,
-            w.pressure_kpa,
-        ]
-    });
-    vectors.iter().flatten().flatten().all(|x| x.is_finite())
-        && scalars
-            .iter()
-            .flatten()
-            .chain(wheels.flatten().collect::<Vec<_>>().iter())
-            .all(|x| x.is_finite())
-}
+use game_support::{all_finite, any_bytes, bytes_of};
+use proptest::prelude::*;
+use rig_protocols::game::{self, beamng, codemasters, ea_wrc, lfs};
+use rig_protocols::telemetry::OutSimOptions;
 
 fn check(bytes: &[u8]) {
     let options = OutSimOptions::new(OutSimOptions::MAIN | OutSimOptions::WHEELS).unwrap();
@@ -75,12 +30,12 @@ const SIZES: [usize; 11] = [64, 68, 88, 92, 96, 188, 237, 241, 264, 280, 1349];
 
 proptest! {
     #[test]
-    fn any_bytes_decode_or_fail_without_panic(bytes in proptest::collection::vec(any::<u8>(), 0..1500)) {
+    fn any_bytes_decode_or_fail_without_panic(bytes in any_bytes(1500)) {
         check(&bytes);
     }
 
     #[test]
-    fn stream_sized_bytes_give_finite_samples(index in 0..SIZES.len(), seed in proptest::collection::vec(any::<u8>(), 1349)) {
+    fn stream_sized_bytes_give_finite_samples(index in 0..SIZES.len(), seed in bytes_of(1349)) {
         let mut bytes = seed[..SIZES[index]].to_vec();
         // Give the magics a chance so the decoders get past their checks.
         match bytes.len() {

@@ -3,6 +3,9 @@
 //! layout), the header checks, a 60 Hz stream with jitter, the output encoders round-tripping
 //! through the decoder, and no panic or non-finite value on any bytes.
 
+mod game_support;
+
+use game_support::{all_finite, any_bytes, bytes_of};
 use proptest::prelude::*;
 use rig_protocols::game::f1::{self, encode::encode, F1Packet, F1Year};
 use rig_protocols::game::{self, GameDecodeError, GameSample, GameStream};
@@ -49,11 +52,6 @@ fn close3(a: Option<[f64; 3]>, b: [f64; 3], tol: f64) -> bool {
     a.is_some_and(|a| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol))
 }
 
-fn finite(sample: &GameSample) -> bool {
-    let text = format!("{sample:?}");
-    !text.contains("NaN") && !text.contains("inf")
-}
-
 /// Motion (id 0, 1349 bytes): `CarMotionData` is 60 bytes per car from byte 29.
 fn motion(format: u16, player: u8, time: f32) -> Packet {
     let mut p = Packet::new(format, 0, 1349, player, time);
@@ -93,7 +91,7 @@ fn motion_gives_the_player_cars_position_velocity_attitude_and_acceleration() {
         "{m:?}"
     );
     assert_eq!(sample.driving, None);
-    assert!(finite(&sample));
+    assert!(all_finite(&sample));
 }
 
 #[test]
@@ -368,7 +366,7 @@ fn every_encoded_packet_decodes_back_to_the_frames_values() {
             let s = f1::decode(&bytes).unwrap();
             assert_eq!(s.stream, year.stream());
             assert!(close(s.game_time_s, 65.25, 1e-9));
-            assert!(finite(&s));
+            assert!(all_finite(&s));
         }
         let motion = f1::decode(&encoded(year, F1Packet::Motion, &frame))
             .unwrap()
@@ -493,7 +491,7 @@ fn header_shaped() -> impl Strategy<Value = Vec<u8>> {
         prop::sample::select(vec![2024u16, 2025]),
         prop::sample::select(F1Packet::ALL.to_vec()),
         any::<u8>(),
-        prop::collection::vec(any::<u8>(), 1400),
+        bytes_of(1400),
     )
         .prop_map(|(format, packet, player, mut body)| {
             let year = F1Year::from_packet_format(format).unwrap();
@@ -508,10 +506,10 @@ fn header_shaped() -> impl Strategy<Value = Vec<u8>> {
 proptest! {
     #[test]
     fn any_bytes_decode_without_panic_or_non_finite_values(
-        bytes in prop::collection::vec(any::<u8>(), 0..1400)
+        bytes in any_bytes(1400)
     ) {
         if let Ok(sample) = f1::decode(&bytes) {
-            prop_assert!(finite(&sample));
+            prop_assert!(all_finite(&sample));
         }
         let _ = f1::matches(&bytes);
     }
@@ -519,7 +517,7 @@ proptest! {
     #[test]
     fn header_shaped_garbage_gives_finite_samples(bytes in header_shaped()) {
         if let Ok(sample) = f1::decode(&bytes) {
-            prop_assert!(finite(&sample), "{sample:?}");
+            prop_assert!(all_finite(&sample), "{sample:?}");
         }
     }
 }

@@ -2,6 +2,9 @@
 //! "Data Out" field table (offsets written out here, independent of the wire structs), and
 //! on arbitrary bytes: no panic, no non-finite value.
 
+mod game_support;
+
+use game_support::{all_finite, bytes_of};
 use proptest::prelude::*;
 use rig_protocols::game::{self, forza, GameFormat, GameSample, GameStream};
 
@@ -200,58 +203,11 @@ fn non_finite_channels_are_none_and_metres_fall_back_to_the_normalised_travel() 
     assert!(close(s.wheels[0].suspension_travel_m.unwrap(), 0.4 * 0.15));
 }
 
-fn all_finite(s: &GameSample) -> bool {
-    let m = &s.motion;
-    let vecs = [
-        m.position_m,
-        m.velocity_world_mps,
-        m.velocity_body_mps,
-        m.acceleration_body_mps2,
-        m.angular_velocity_body_radps,
-        m.roll_pitch_yaw_rad,
-    ];
-    let c = &s.car;
-    let scalars = [
-        s.game_time_s,
-        c.speed_mps,
-        c.engine_rpm,
-        c.max_rpm,
-        c.idle_rpm,
-        c.throttle,
-        c.brake,
-        c.clutch,
-        c.handbrake,
-        c.steer,
-        c.fuel_fraction,
-        c.current_lap_s,
-        c.last_lap_s,
-        c.best_lap_s,
-        c.lap_distance_m,
-    ];
-    vecs.iter().flatten().flatten().all(|v| v.is_finite())
-        && scalars.iter().flatten().all(|v| v.is_finite())
-        && s.wheels.iter().all(|w| {
-            [
-                w.suspension_travel_m,
-                w.suspension_velocity_mps,
-                w.angular_velocity_radps,
-                w.slip_ratio,
-                w.slip_angle_rad,
-                w.load_n,
-                w.temperature_c,
-                w.pressure_kpa,
-            ]
-            .iter()
-            .flatten()
-            .all(|v| v.is_finite())
-        })
-}
-
 proptest! {
     #[test]
     fn any_bytes_decode_without_panic_or_non_finite_values(
         len in prop::sample::select(vec![0usize, 1, 231, 232, 233, 311, 324, 331, 400]),
-        seed in prop::collection::vec(any::<u8>(), 400),
+        seed in bytes_of(400),
         race_on in 0u8..2,
     ) {
         let mut bytes = seed[..len].to_vec();

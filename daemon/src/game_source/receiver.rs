@@ -104,7 +104,8 @@ pub struct SourceFeed {
     pub listeners: Vec<ListenCounters>,
     /// Samples dropped because the ring was full (the RT thread not draining).
     pub ring_full: AtomicU64,
-    /// The stream of the last accepted datagram: 0 none yet, else 1 + index in `STREAMS`.
+    /// The stream of the last accepted datagram (OutGauge only until a motion stream comes):
+    /// 0 none yet, else 1 + index in `STREAMS`.
     stream: AtomicU8,
     /// The condition the RT thread found on its last tick (`SourceCondition as u8`).
     condition: AtomicU8,
@@ -374,7 +375,11 @@ impl Worker {
                     counters
                         .last_arrival_ns
                         .store(arrival_ns, Ordering::Relaxed);
-                    self.feed.set_stream(sample.stream);
+                    // OutGauge rides beside the game's motion stream (BeamNG, LFS): the
+                    // status names the motion stream once there is one.
+                    if sample.stream != GameStream::OutGauge || self.feed.stream().is_none() {
+                        self.feed.set_stream(sample.stream);
+                    }
                     if self.producer.push((arrival_ns, sample)).is_err() {
                         self.feed.ring_full.fetch_add(1, Ordering::Relaxed);
                     }

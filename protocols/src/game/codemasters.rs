@@ -25,6 +25,11 @@
 //! - Engine rates are rpm / 10; gear is a float, 0 N, -1 R (DiRT Rally's 10 is R too); steer
 //!   is -1 left .. 1 right (negated for rigd); laps, position and fuel are floats.
 //! - No pause flag: `driving` is `None`.
+//! - The format has no magic, so a datagram is taken as Codemasters only when its length is
+//!   264 and every float is finite and below [`MAX_PLAUSIBLE`] in magnitude (nothing the game
+//!   sends comes near: times in s, distances in m, rpm / 10): random bytes of that length
+//!   pass this with a probability of about 1e-15 (each float about 0.6), so they are
+//!   garbage, not a car thrown across the world.
 
 use crate::game::vectors::{finite, finite3, Basis};
 use crate::game::{GameDecodeError, GameSample, GameStream, GameWheel};
@@ -35,9 +40,21 @@ use crate::telemetry::convert::STANDARD_GRAVITY_MPS2;
 use zerocopy::little_endian::F32;
 use zerocopy::FromBytes;
 
-/// True when `bytes` has the extradata=3 length (the format has no magic).
+/// Largest magnitude of any float in a real packet.
+pub const MAX_PLAUSIBLE: f32 = 1e7;
+
+/// True when every float of the 264 bytes is finite and below [`MAX_PLAUSIBLE`].
+fn plausible(bytes: &[u8]) -> bool {
+    bytes.chunks_exact(4).all(|c| {
+        let x = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        x.is_finite() && x.abs() < MAX_PLAUSIBLE
+    })
+}
+
+/// True when `bytes` has the extradata=3 length and only plausible floats (the format has
+/// no magic).
 pub fn matches(bytes: &[u8]) -> bool {
-    bytes.len() == CODEMASTERS_LEN
+    bytes.len() == CODEMASTERS_LEN && plausible(bytes)
 }
 
 /// A Codemasters y-up world vector in rigd's z-up axes.
@@ -57,6 +74,12 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
         stream: GameStream::Codemasters,
         reason: "extradata=3 packets are 264 bytes: set extradata=\"3\" in the game's hardware_settings_config.xml",
     })?;
+    if !plausible(bytes) {
+        return Err(GameDecodeError::Invalid {
+            stream: GameStream::Codemasters,
+            reason: "a value is not finite or beyond 1e7: random bytes, not a game's packet",
+        });
+    }
     let mut sample = GameSample::empty(GameStream::Codemasters);
     let f = |x: F32| finite(x.get());
     sample.game_time_s = f(p.total_time);

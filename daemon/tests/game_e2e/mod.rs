@@ -1,0 +1,536 @@
+//! The game bridge end to end, shared by every game's test: the real `rigd` binary with a
+//! `[source] kind = "game"` config, an SMC3 seat mover on a pty ([`seat`]), a fake game
+//! sending its published packet layout ([`packets`]) from a kinematic car ([`car`]) at
+//! recorded timing ([`sender`]), and the checks every game goes through ([`Bridge`]'s
+//! phases): garbage alone never moves the seat; the seat raises once the game is live and
+//! `STATUS=` names the stream, its rate and age; sustained braking lifts the rear (nose
+//! down, tilt coordination) and accelerating lowers it; a left turn lowers the right side; a
+//! heave bump lifts the seat (where the game sends vertical motion); a pause (where the game
+//! can say so), a stream loss and a position jump each park the seat, which raises again with
+//! its ramp; every frame stays within the travel and the speed limit; every garbage datagram
+//! and every other game's packet is counted as garbage, none moves the seat; the dashboard's
+//! feed carries the game's speed, rpm and gear; the wheel's force feedback is never opened.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+pub mod car;
+pub mod packets;
+pub mod seat;
+pub mod sender;
+
+use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+use car::{Scenario, SendTiming, CRUISE_MPS, GEAR, RPM};
+use packets::GamePackets;
+use seat::{assert_within_limits, at_park, park, rear, Seat};
+use sender::{Game, Transport};
+
+/// Frames the seat must run on after reaching the middle before it counts as raised.
+const ACTIVE_FRAMES: usize = 80;
+/// `[source] lost_after_ms`: twice the default, so a test thread starved on a busy machine
+/// (several rigd and compilers on two cores) is not taken for a lost stream mid-phase.
+const LOST_AFTER_MS: u32 = 1000;
+/// Times a measuring phase runs when rigd's loop faults during it.
+const ATTEMPTS: usize = 3;
+
+/// `Ok` when `ok`, else the message.
+fn check(ok: bool, message: String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(message)
+    }
+}
+
+/// One game's test set-up.
+pub struct GameSetup {
+    /// Names the temp dir.
+    pub name: &'static str,
+    /// The stream as `STATUS=` and the log name it (`GameStream::name`).
+    pub stream: &'static str,
+    /// `[source]` lines besides kind, listen and lost_after_ms (format, options).
+    pub source: String,
+    /// Listen ports the game sends to.
+    pub ports: usize,
+    /// GT7: rigd sends heartbeats to a console the test plays.
+    pub console: bool,
+    /// More config (e.g. a `[[telemetry]]` output).
+    pub extra_config: String,
+    pub timing: SendTiming,
+    pub packets: Box<dyn GamePackets>,
+}
+
+/// A loopback address no other test process uses for GT7's fixed heartbeat port: 127.x.y.z
+/// from this process's id (x >= 64, so never 127.0.0.1).
+fn console_ip() -> Ipv4Addr {
+    let pid = std::process::id();
+    Ipv4Addr::new(
+        127,
+        64 | ((pid >> 16) & 0x3f) as u8,
+        (pid >> 8) as u8,
+        pid as u8,
+    )
+}
+
+/// rigd running one game's bridge, the game, the seat and the dashboard's socket.
+pub struct Bridge {
+    pub child: KillOnDrop,
+    pub seat: Seat,
+    pub game: Game,
+    pub dash: UdpSocket,
+    pub stream: &'static str,
+    rate_hz: f64,
+    statuses: Arc<Mutex<Vec<String>>>,
+    stop_statuses: Arc<AtomicBool>,
+    /// The rear cranks while cruising straight.
+    pub base: [f64; 2],
+    pub started: Instant,
+    _dir: TempDir,
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let _ = self.child.0.kill();
+            let _ = self.child.0.wait();
+            eprintln!("rigd's log:\n{}", stderr_of(&mut self.child));
+            eprintln!("last STATUS: {:?}", self.statuses.lock().unwrap().last());
+        }
+    }
+}
+
+impl Bridge {
+    /// Starts rigd with `setup`'s config and the game sending garbage only.
+    pub fn start(setup: GameSetup) -> Bridge {
+        let dir = TempDir::new(setup.name);
+        let seat = Seat::new();
+        let ports: Vec<u16> = (0..setup.ports).map(|_| free_port()).collect();
+        let dash_port = free_port();
+        let dash = UdpSocket::bind(("127.0.0.1", dash_port)).unwrap();
+        let console = setup.console.then(|| {
+            let ip = console_ip();
+            let socket = UdpSocket::bind((ip, rig_protocols::game::gt7::HEARTBEAT_PORT))
+                .unwrap_or_else(|e| panic!("the console's heartbeat port on {ip}: {e}"));
+            (ip, socket)
+        });
+        let listen: Vec<String> = ports.iter().map(|p| format!("\"127.0.0.1:{p}\"")).collect();
+        let console_line = console.as_ref().map_or(String::new(), |(ip, _)| {
+            format!("console_address = \"{ip}\"\n")
+        });
+        let g29 =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/g29.toml"))
+                .unwrap();
+        let config = format!(
+            "{TEST_CONFIG}\n[source]\nkind = \"game\"\n{}\nlisten = [{}]\nlost_after_ms = {LOST_AFTER_MS}\n\
+             {console_line}\n[[telemetry]]\nformat = \"native\"\n\
+             destinations = [\"127.0.0.1:{dash_port}\"]\n\n{}\n{}\n{g29}",
+            setup.source,
+            listen.join(", "),
+            setup.extra_config,
+            seat::config(&seat.pty.slave_path),
+        );
+        let path = dir.file("rigd.toml", &config);
+        let notify = NotifySocket::bind(&dir.0);
+        let child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+        notify.wait_for("READY=1", Duration::from_secs(30));
+        let statuses = Arc::new(Mutex::new(Vec::<String>::new()));
+        let stop_statuses = Arc::new(AtomicBool::new(false));
+        let (collected, stop) = (statuses.clone(), stop_statuses.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if let Some(message) = notify.recv(Duration::from_millis(200)) {
+                    collected.lock().unwrap().push(message);
+                }
+            }
+        });
+        let transport = match console {
+            Some((_, socket)) => Transport::Console(socket),
+            None => Transport::Listen(
+                ports
+                    .iter()
+                    .map(|p| SocketAddr::from(([127, 0, 0, 1], *p)))
+                    .collect(),
+            ),
+        };
+        let rate_hz = setup.packets.rate_hz();
+        let game = Game::start(
+            setup.packets,
+            transport,
+            setup.timing,
+            Scenario {
+                sending: false,
+                garbage: true,
+                ..Scenario::CRUISE
+            },
+        );
+        Bridge {
+            child,
+            seat,
+            game,
+            dash,
+            stream: setup.stream,
+            rate_hz,
+            statuses,
+            stop_statuses,
+            base: [0.0; 2],
+            started: Instant::now(),
+            _dir: dir,
+        }
+    }
+
+    /// The newest `STATUS=` message containing `needle` (waiting up to 10 s for one).
+    pub fn status_with(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            if let Some(s) = self
+                .statuses
+                .lock()
+                .unwrap()
+                .iter()
+                .rev()
+                .find(|s| s.contains(needle))
+            {
+                return s.clone();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no STATUS with {needle:?}: {:?}",
+                self.statuses.lock().unwrap().last()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The motion holds for a loop fault so far (`fault N` in the newest `STATUS=`).
+    fn loop_faults(&self) -> u64 {
+        let statuses = self.statuses.lock().unwrap();
+        statuses
+            .iter()
+            .rev()
+            .find_map(|s| s.split("fault ").nth(1)?.split(',').next()?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Runs a measuring phase; when it fails because rigd's loop ran late meanwhile (a
+    /// machine busier than a rig: the loop-fault hold parks the seat, as it must), raises
+    /// the seat again and runs it again, up to [`ATTEMPTS`] times in all.
+    fn unless_the_loop_faulted(
+        &mut self,
+        what: &str,
+        phase: fn(&mut Bridge) -> Result<(), String>,
+    ) {
+        let mut failures = Vec::new();
+        for _ in 0..ATTEMPTS {
+            let before = self.loop_faults();
+            let Err(failure) = phase(self) else {
+                return;
+            };
+            // STATUS= comes once a second: let the hold show there.
+            self.game.set(Scenario::CRUISE);
+            self.seat.read(Duration::from_millis(1200));
+            assert!(
+                self.loop_faults() > before,
+                "{failure} (earlier: {failures:?})"
+            );
+            eprintln!("{what}: rigd's loop ran late and held the seat ({failure}); again");
+            failures.push(failure);
+            self.seat.raised(what, ACTIVE_FRAMES);
+        }
+        panic!("{what}: a loop fault every time: {failures:?}");
+    }
+
+    /// Every phase, in order; `pause`: the game says when it is paused, `heave`: it sends
+    /// vertical motion.
+    pub fn every_phase(&mut self, pause: bool, heave: bool) {
+        self.garbage_alone_keeps_the_seat_parked();
+        self.goes_live();
+        self.cruise_baseline();
+        self.status_names_the_stream();
+        self.dash_shows_the_game();
+        self.braking_and_accelerating_pitch_the_seat();
+        self.left_turn_lowers_the_right_side();
+        if heave {
+            self.heave_bump_lifts_the_seat();
+        }
+        if pause {
+            self.pause_parks_and_resumes();
+        }
+        self.loss_parks_and_resumes();
+        self.jump_parks_and_resumes();
+    }
+
+    /// Garbage alone (the game not live yet): counted, and the seat stays parked. (The SMC3
+    /// boots at centre when the port opens: the seat comes down from there to park within its
+    /// limits and stays; garbage must never move it away from park.)
+    pub fn garbage_alone_keeps_the_seat_parked(&mut self) {
+        let idle = self.seat.read(Duration::from_millis(1500));
+        assert_within_limits(&idle, "coming down from the board's boot position");
+        let towards_park = idle
+            .windows(2)
+            .all(|w| (0..2).all(|i| w[1][i].abs_diff(park()) <= w[0][i].abs_diff(park())));
+        assert!(
+            towards_park && idle.last().is_none_or(at_park),
+            "garbage moved the seat: {idle:?}"
+        );
+        let waiting = self.status_with("garbage");
+        assert!(
+            waiting.contains("source: waiting for game telemetry"),
+            "{waiting}"
+        );
+    }
+
+    /// The game goes live, garbage and another game's packets still arriving: the seat
+    /// raises.
+    pub fn goes_live(&mut self) {
+        self.game.set(Scenario {
+            garbage: true,
+            foreign: true,
+            ..Scenario::CRUISE
+        });
+        self.seat
+            .raised("raise once the game is live", ACTIVE_FRAMES);
+    }
+
+    /// `STATUS=` names the stream with its rate (the game's datagrams a second, measured over
+    /// a whole second of the live game) and age, and the garbage.
+    pub fn status_names_the_stream(&mut self) {
+        let prefix = format!("source: {} ", self.stream);
+        let live = self.status_with(&prefix);
+        assert!(
+            live.contains(" Hz, age ") && live.contains("garbage"),
+            "{live}"
+        );
+        let rate: f64 = live
+            .split(&prefix)
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a rate in {live}"));
+        assert!(
+            (0.6 * self.rate_hz..=1.4 * self.rate_hz).contains(&rate),
+            "{rate} Hz from a game sending {} datagrams a second: {live}",
+            self.rate_hz
+        );
+    }
+
+    /// Cruising straight: the seat level; its rear cranks are the baseline.
+    pub fn cruise_baseline(&mut self) {
+        self.game.set(Scenario::CRUISE);
+        let steady = self.seat.read(Duration::from_millis(1500));
+        self.base = rear(&steady);
+        assert!(
+            (self.base[0] - self.base[1]).abs() < 15.0,
+            "cruising straight keeps the seat level: {:?}",
+            self.base
+        );
+    }
+
+    /// The dashboard's feed (native telemetry, what rig-dash reads) carries the game's
+    /// speed, rpm and gear: the newest packet (the socket also holds those sent while the
+    /// game was not live yet).
+    pub fn dash_shows_the_game(&mut self) {
+        let mut buf = [0u8; 2048];
+        let mut len = 0;
+        self.dash
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let drain_until = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < drain_until {
+            if let Ok(n) = self.dash.recv(&mut buf) {
+                len = n;
+            }
+        }
+        assert!(len > 0, "native telemetry to the dashboard");
+        let view = rig_protocols::decode_any(&buf[..len]).unwrap().dash_view();
+        assert!((view.speed_mps - CRUISE_MPS).abs() < 0.5, "{view:?}");
+        assert!(
+            view.rpm.is_some_and(|rpm| (rpm - RPM).abs() < 1.0),
+            "{view:?}"
+        );
+        assert_eq!(view.gear, Some(GEAR), "{view:?}");
+    }
+
+    /// Sustained braking: nose down, both rear cranks lift; then accelerating back to the
+    /// cruising speed: nose up, both come down again from where braking left them (the tilt
+    /// moves at its rate limit, so it is still on its way back after these seconds).
+    pub fn braking_and_accelerating_pitch_the_seat(&mut self) {
+        self.unless_the_loop_faulted("braking and accelerating", Bridge::brake_and_accelerate);
+    }
+
+    fn brake_and_accelerate(&mut self) -> Result<(), String> {
+        let base = self.base;
+        self.game.set(Scenario {
+            accel_forward_mps2: -8.0,
+            ..Scenario::CRUISE
+        });
+        self.seat.read(Duration::from_millis(1500));
+        let [a, b] = rear(&self.seat.read(Duration::from_millis(1000)));
+        check(
+            a > base[0] + 30.0 && b > base[1] + 30.0 && (a - b).abs() < 20.0,
+            format!("braking pitches the nose down: A {a:.0}, B {b:.0}, cruising {base:?}"),
+        )?;
+        self.game.set(Scenario {
+            accel_forward_mps2: 8.0,
+            ..Scenario::CRUISE
+        });
+        self.seat.read(Duration::from_millis(1500));
+        let [c, d] = rear(&self.seat.read(Duration::from_millis(1000)));
+        self.game.set(Scenario::CRUISE);
+        check(
+            c < a - 30.0 && d < b - 30.0 && (c - d).abs() < 20.0,
+            format!(
+                "accelerating pitches the nose up: A {c:.0}, B {d:.0}, braking A {a:.0}, B {b:.0}"
+            ),
+        )?;
+        self.seat.read(Duration::from_millis(500));
+        Ok(())
+    }
+
+    /// A left turn (yaw rate left, the centripetal acceleration to the left): the right
+    /// side goes down.
+    pub fn left_turn_lowers_the_right_side(&mut self) {
+        self.unless_the_loop_faulted("a left turn", Bridge::turn_left);
+    }
+
+    fn turn_left(&mut self) -> Result<(), String> {
+        self.game.set(Scenario {
+            yaw_rate_radps: 0.2,
+            ..Scenario::CRUISE
+        });
+        self.seat.read(Duration::from_millis(1500));
+        let [a, b] = rear(&self.seat.read(Duration::from_millis(1000)));
+        self.game.set(Scenario::CRUISE);
+        check(
+            a - b > 40.0,
+            format!("a left turn lowers the right side: A {a:.0}, B {b:.0}"),
+        )?;
+        self.seat.read(Duration::from_millis(1000));
+        Ok(())
+    }
+
+    /// A heave bump (up, then down): both sides lift for a moment.
+    pub fn heave_bump_lifts_the_seat(&mut self) {
+        self.unless_the_loop_faulted("a heave bump", Bridge::bump);
+    }
+
+    fn bump(&mut self) -> Result<(), String> {
+        let level = rear(&self.seat.read(Duration::from_millis(500)));
+        let level = (level[0] + level[1]) / 2.0;
+        self.game.bump();
+        let bump = self.seat.read(Duration::from_millis(1000));
+        let peak = bump
+            .iter()
+            .map(|f| (f64::from(f[0]) + f64::from(f[1])) / 2.0 - level)
+            .fold(f64::MIN, f64::max);
+        let trace: Vec<f64> = bump
+            .iter()
+            .step_by(5)
+            .map(|f| (f64::from(f[0]) + f64::from(f[1])) / 2.0 - level)
+            .collect();
+        check(
+            peak > 5.0,
+            format!("a heave bump lifts the seat: peak {peak:.1} counts; every 50 ms: {trace:.0?}"),
+        )
+    }
+
+    /// The game says it is paused: the seat parks, `STATUS=` says so; it raises again.
+    pub fn pause_parks_and_resumes(&mut self) {
+        self.game.set(Scenario {
+            driving: false,
+            ..Scenario::CRUISE
+        });
+        self.seat.parked("the game paused");
+        let paused = self.status_with("(paused)");
+        assert!(
+            paused.contains(&format!("source: {}", self.stream)),
+            "{paused}"
+        );
+        self.game.set(Scenario::CRUISE);
+        self.seat.raised("the game resumed", ACTIVE_FRAMES);
+    }
+
+    /// No packet for longer than lost_after_ms: parked, `(lost)`; back: raised.
+    pub fn loss_parks_and_resumes(&mut self) {
+        self.game.set(Scenario {
+            sending: false,
+            ..Scenario::CRUISE
+        });
+        self.seat.parked("the stream stopped");
+        self.status_with("(lost)");
+        self.game.set(Scenario::CRUISE);
+        self.seat.raised("the stream came back", ACTIVE_FRAMES);
+    }
+
+    /// The car jumps 500 m: parked, then raised.
+    pub fn jump_parks_and_resumes(&mut self) {
+        self.game.set(Scenario {
+            jump_m: 500.0,
+            ..Scenario::CRUISE
+        });
+        self.seat.parked("the car jumped 500 m");
+        self.seat.raised("after the jump", ACTIVE_FRAMES);
+    }
+
+    /// The garbage count of the newest `STATUS=` (0 before any).
+    fn garbage_counted(&self) -> u64 {
+        let statuses = self.statuses.lock().unwrap();
+        statuses
+            .iter()
+            .rev()
+            .find_map(|s| {
+                let before = s.split(" garbage").next()?;
+                before.rsplit(", ").next()?.parse().ok()
+            })
+            .unwrap_or(0)
+    }
+
+    /// Stops the game and rigd: every datagram that had to be dropped was counted as
+    /// garbage (none more: no game packet was; a few fewer only when the kernel dropped
+    /// them, which it does on a busy machine), every frame was within the limits, rigd exits 0 and said each hold once;
+    /// the wheel's force feedback was never opened. Returns rigd's log.
+    pub fn finish(mut self, paused: bool) -> String {
+        self.game.stop();
+        let dropped = self.game.sent.dropped.load(Ordering::Relaxed);
+        let settled = Instant::now() + Duration::from_secs(3);
+        while self.garbage_counted() != dropped && Instant::now() < settled {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let counted = self.garbage_counted();
+        assert!(
+            counted <= dropped && counted + dropped / 100 >= dropped,
+            "{counted} datagrams counted as garbage of {dropped} sent"
+        );
+        self.stop_statuses.store(true, Ordering::Relaxed);
+        signal(&self.child, libc::SIGTERM);
+        let status = wait_exit(&mut self.child, Duration::from_secs(15));
+        self.seat.read(Duration::from_millis(100));
+        assert_within_limits(&self.seat.all, "the whole run");
+        let log = stderr_of(&mut self.child);
+        assert!(status.success(), "{log}");
+        assert!(log.contains("force feedback stays with the game"), "{log}");
+        assert!(
+            !log.contains("force feedback backend") && !log.contains("backend is chosen when"),
+            "the wheel's force feedback was touched: {log}"
+        );
+        let mut said = vec![
+            "game telemetry: waiting for packets".to_string(),
+            "is live, motion follows it".to_string(),
+            format!("motion held: no packet from {}", self.stream),
+            "dropped as garbage".to_string(),
+        ];
+        if paused {
+            said.push(format!(
+                "motion held: {} says the game is paused",
+                self.stream
+            ));
+        }
+        for line in said {
+            assert!(log.contains(&line), "{line:?} not in the log:\n{log}");
+        }
+        log
+    }
+}
