@@ -226,7 +226,7 @@ fn a_version_1_packet_is_named_as_such_not_as_an_unknown_size() {
         err,
         DecodeError::UnsupportedVersion {
             found: 1,
-            supported: 2
+            supported: 3
         }
     );
     assert!(

@@ -355,6 +355,10 @@ impl RtStage for MotionStage {
         self.publish(true);
     }
 
+    fn motion_hold(&self) -> Option<rig_protocols::MotionHoldTelemetry> {
+        Some(self.hold.telemetry())
+    }
+
     fn resume(&mut self) {
         // The stage goes on from its own state (Parking, then Parked -> Raising); every
         // writer finishes its park and then joins the live commands at the actuator limits.
