@@ -274,11 +274,16 @@ impl Widget for HealthPanel<'_> {
                 0 => motion_state(m.state).to_owned(),
                 cause => format!("{} ({})", motion_state(m.state), motion_hold_cause(cause)),
             };
+            lines.push(row("motion", state));
+            let stale = match m.stale_holds {
+                0 => String::new(),
+                n => format!(", stale {n}"),
+            };
             lines.push(row(
-                "motion",
+                "motion holds",
                 format!(
-                    "{state}, {} holds: fault {}, e-stop {}, stale {}",
-                    m.holds, m.fault_holds, m.estop_holds, m.stale_holds
+                    "{} (fault {}, e-stop {}{stale})",
+                    m.holds, m.fault_holds, m.estop_holds
                 ),
             ));
         }
@@ -446,10 +451,15 @@ mod tests {
             });
         }
         let view = view_at(&state, now);
-        let rows = rows(&render(HealthPanel(&view), 72, 12));
+        let rows = rows(&render(HealthPanel(&view), 40, 13));
         assert!(
-            rows.iter().any(|r| r
-                .contains("motion        parking (loop fault), 2 holds: fault 1, e-stop 1, stale 0")),
+            rows.iter()
+                .any(|r| r.contains("motion        parking (loop fault)")),
+            "{rows:?}"
+        );
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("motion holds  2 (fault 1, e-stop 1)")),
             "{rows:?}"
         );
     }
