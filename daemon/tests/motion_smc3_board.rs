@@ -313,12 +313,23 @@ fn a_late_loop_hold_is_said_once_rejoined_once_and_shown_in_status() {
     std::thread::sleep(Duration::from_millis(100));
     let after = fresh_native_frame(&telemetry).motion;
     assert_eq!(
-        (after.platforms, after.held, after.state, after.cause, after.latest),
+        (
+            after.platforms,
+            after.held,
+            after.state,
+            after.cause,
+            after.latest
+        ),
         (1, 0, 3, 0, 3),
         "active again after a loop fault: {after:?}"
     );
     assert_eq!(
-        (after.holds, after.fault_holds, after.estop_holds, after.stale_holds),
+        (
+            after.holds,
+            after.fault_holds,
+            after.estop_holds,
+            after.stale_holds
+        ),
         (1, 1, 0, 0),
         "{after:?}"
     );

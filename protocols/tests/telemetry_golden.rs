@@ -363,8 +363,8 @@ fn native_matches_the_documented_layout() {
     g.u64(996, 1);
     g.f64(1004, 0.5);
     g.f64(1012, 9.5); // physics step p99 (version 2)
-    // Motion holds (version 3): 2 platforms, 1 held, parking (6) for an e-stop (4), latest
-    // e-stop, 5 holds: 1 fault, 2 e-stops, 1 stale.
+                      // Motion holds (version 3): 2 platforms, 1 held, parking (6) for an e-stop (4), latest
+                      // e-stop, 5 holds: 1 fault, 2 e-stops, 1 stale.
     g.bytes(1020, &[2, 1, 6, 4, 4]);
     g.u32(1025, 5);
     g.u32(1029, 1);

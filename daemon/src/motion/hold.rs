@@ -309,7 +309,10 @@ mod tests {
         hold.state = SafetyState::Parking;
         let t = hold.telemetry();
         assert_eq!((t.held, t.state, t.cause, t.latest), (1, 6, 4, 4));
-        assert_eq!((t.holds, t.fault_holds, t.estop_holds, t.stale_holds), (2, 1, 1, 0));
+        assert_eq!(
+            (t.holds, t.fault_holds, t.estop_holds, t.stale_holds),
+            (2, 1, 1, 0)
+        );
         hold.rejoin();
         hold.state = SafetyState::Active;
         let t = hold.telemetry();
