@@ -1,46 +1,61 @@
 //! The game bridge's motion path, measured (docs/BENCHMARKS.md, "game bridge"):
 //! `cargo bench -p rigd --bench bridge [-- --seconds S]`.
 //!
-//! A sender thread sends Forza Sled datagrams over loopback UDP (game clock, a moving
-//! acceleration and rotation, at 360 Hz with 0-1 ms of jitter); rigd's game receiver
-//! ([`rigd::game_source::receiver`]) timestamps each on arrival (CLOCK_MONOTONIC), decodes it
-//! and hands it to the tick thread through its wait-free ring; the tick thread (the bench's
-//! own loop standing in for `RtLoop`'s game mode) runs at 1 kHz on absolute deadlines: it drains
-//! the ring into [`GameFrames`], renders the tick's frame and runs every platform's real
-//! [`MotionStage`] (washout, kinematics, safety, tracker), whose writer threads write SMC3
-//! frames to a pty; a reader thread timestamps each frame as it comes out of the pty master.
+//! Everything between the game and the controller is rigd's, built as `rigd run` builds it
+//! with `[source] kind = "game"`: the config loader, the game source
+//! ([`rigd::game_source::start`]: its receiver thread, real loopback socket, Forza decoder and
+//! ring), the output stages ([`build_output_stages`]: each platform's motion stage and writer
+//! threads) and [`RtLoop`] itself running in game mode on its own thread, at 1 kHz on
+//! absolute deadlines. Only the thread set-up differs from `rigd run` (no pinning, no
+//! SCHED_FIFO, no memory lock), and the loop runs with `spin_us = 0` so its CPU is its work
+//! and wake-ups, not the final spin (`[loop] spin_us`, a choice of the loop's, not the bridge's).
+//! A sender thread plays the game (Forza Sled datagrams at 360 Hz with 0-1 ms of jitter); the
+//! writers write SMC3 frames to ptys, and a reader thread per pty decodes each frame as it
+//! comes out of the master and stamps it (CLOCK_MONOTONIC).
 //!
-//! Latency of a datagram: from its arrival to the pty read of the first serial frame whose
-//! command was made on or after the tick that took the datagram in (the writer sends one
-//! frame per command, so the n-th command is the n-th frame; the run checks the counts
-//! agree). Measured with one platform at 100 Hz and at 1000 Hz output.
+//! Latency: every 100 ms, after a 3 s warm-up, the game sends a *probe*: one datagram whose
+//! roll rate is +-40 rad/s (the sign alternates) between datagrams with no motion. Through the
+//! washout's rotation channel (its rate limit raised so the probe is not clipped) a probe moves
+//! the seat by about 6 degrees of roll, some 270 counts of actuator 1; nothing else moves it
+//! by more than a couple of counts in 10 ms (the washout's return to neutral is slow). A
+//! probe's latency is from the moment just before the sender's `send_to` to the read of the
+//! first serial frame whose actuator-1 value differs by more than [`REFLECTED_COUNTS`] from
+//! the last frame read before the send. The latency runs raise the actuators' speed and
+//! acceleration limits so the tracker passes the cue through: they measure rigd (socket,
+//! decode, ring, resampler, cueing, tracker, writer, pty), not how fast a crank can start to
+//! move. Measured with one platform at 100 Hz and at 1000 Hz output.
 //!
-//! CPU: each thread's user + system time over the window (`/proc/self/task`), with two
-//! platforms at 1000 Hz output; the sender and the pty readers stand for the game and the
-//! controllers and are not counted.
+//! CPU: each thread's user + system time over the measured window (`/proc/self/task`), with
+//! two platforms at 1000 Hz output and their real limits: the receiver, the RT thread and the
+//! motion writers; the sender and the pty readers stand for the game and the controllers and
+//! are not counted.
 
 use std::net::UdpSocket;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rig_physics::CarTelemetry;
-use rig_protocols::game::GameFormat;
 use rig_protocols::Frame;
-use rigd::game_source::frames::{GameFrameSettings, GameFrames};
-use rigd::motion::panic_park::PanicPark;
-use rigd::motion::safety::SafetyState;
-use rigd::motion::stage::MotionStage;
+use rigd::input::player_input::PlayerInput;
 use rigd::rt::clock::{now_ns, sleep_until_ns};
-use rigd::rt::stage::{RtStage, StopReason};
+use rigd::runtime::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use rigd::runtime::session_links::SessionLinks;
+use rigd::runtime::simulation::Simulation;
+use rigd::runtime::stages::build_output_stages;
 
-const TICK_HZ: u64 = 1_000;
-const TICK_NS: u64 = 1_000_000_000 / TICK_HZ;
 const INPUT_HZ: f64 = 360.0;
-/// Ticks after the platforms are Active before latencies count (the raise and the washout
-/// settling).
-const WARM_UP_TICKS: u64 = 1_000;
+/// Time before the first probe (the source goes live, the platforms raise and settle), ns.
+const WARM_UP_NS: u64 = 3_000_000_000;
+/// A probe every this many datagrams (100 ms at 360 Hz).
+const PROBE_EVERY: u64 = 36;
+/// A probe's roll rate, rad/s.
+const PROBE_ROLL_RATE_RADPS: f64 = 40.0;
+/// A frame reflects a probe when actuator 1 moved by more than this from before the probe,
+/// counts of 1023.
+const REFLECTED_COUNTS: i32 = 10;
+/// Bytes of one SMC3 frame: `[A hi lo][B hi lo][C hi lo]`.
+const SMC3_FRAME: usize = 15;
 
 /// A pty pair: the master stays here, the platform's writer opens the slave path.
 struct Pty {
@@ -73,22 +88,17 @@ fn open_pty() -> Pty {
     }
 }
 
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-parameter.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+/// A serial frame as read: when, and actuator 1's value.
+#[derive(Clone, Copy)]
+struct ReadFrame {
+    at_ns: u64,
+    actuator_1: i32,
 }
 
-/// Reads SMC3 frames (15 bytes) from the pty master until `stop`; the read time of each
-/// frame, ns.
-fn read_frames(master: OwnedFd, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<u64>>>) {
-    use std::os::fd::AsRawFd;
+/// Reads SMC3 frames from the pty master until `stop`, syncing on the frame's brackets.
+fn read_frames(master: OwnedFd, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<ReadFrame>>>) {
     let fd = master.as_raw_fd();
-    let mut buffered = 0usize;
+    let mut pending: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut buf = [0u8; 4096];
     while !stop.load(Ordering::Relaxed) {
         let mut poll_fd = libc::pollfd {
@@ -106,27 +116,33 @@ fn read_frames(master: OwnedFd, stop: Arc<AtomicBool>, out: Arc<Mutex<Vec<u64>>>
             std::thread::sleep(Duration::from_millis(1));
             continue;
         }
-        let at = now_ns();
-        buffered += n as usize;
+        let at_ns = now_ns();
+        pending.extend_from_slice(&buf[..n as usize]);
         let mut frames = out.lock().unwrap();
-        while buffered >= 15 {
-            buffered -= 15;
-            frames.push(at);
+        let mut start = 0;
+        while pending.len() - start >= SMC3_FRAME {
+            let f = &pending[start..start + SMC3_FRAME];
+            if f[0] == b'[' && f[1] == b'A' && f[4] == b']' && f[5] == b'[' && f[6] == b'B' {
+                frames.push(ReadFrame {
+                    at_ns,
+                    actuator_1: i32::from(f[2]) << 8 | i32::from(f[3]),
+                });
+                start += SMC3_FRAME;
+            } else {
+                start += 1;
+            }
         }
+        pending.drain(..start);
     }
 }
 
-/// The game's Sled packet at game time `t`: a moving acceleration and rotation.
-fn sled_at(t: f64, out: &mut [u8]) -> usize {
-    let w = 2.0 * std::f64::consts::PI * 0.7;
+/// The game's Sled packet at game time `t` with roll rate `roll_rate` (rad/s), no other
+/// motion.
+fn sled_at(t: f64, roll_rate: f64, out: &mut [u8]) -> usize {
     let mut frame = Frame::default();
     frame.car.time_s = t;
-    frame.car.acceleration_body_mps2 = [3.0 * (w * t).sin(), 2.0 * (1.3 * w * t).cos(), 0.0];
-    frame.car.angular_velocity_body_radps = [
-        0.2 * (w * t).sin(),
-        0.1 * (w * t).cos(),
-        0.3 * (0.5 * w * t).sin(),
-    ];
+    frame.car.specific_force_body_mps2 = [0.0, 0.0, 9.81];
+    frame.car.angular_velocity_body_radps = [roll_rate, 0.0, 0.0];
     frame.car.velocity_body_mps = [30.0, 0.0, 0.0];
     frame.car.drivetrain.engine_rpm = 6_000.0;
     rig_protocols::Format::ForzaSled
@@ -162,11 +178,32 @@ fn cpu_by_thread() -> ThreadCpu {
     out
 }
 
-fn platform_config(pty: &str, rate_hz: u32, name: &str) -> String {
-    format!(
+/// The run's config: the game source on `port`, a loop without the final spin, and one
+/// platform per pty at `rate_hz`; `fast` raises the actuator limits (latency runs).
+fn config_text(port: u16, ptys: &[Pty], rate_hz: u32, fast: bool) -> String {
+    let (speed, accel) = if fast {
+        (100_000.0, 100_000_000.0)
+    } else {
+        (120.0, 1200.0)
+    };
+    let mut text = format!(
         r#"
+[source]
+kind = "game"
+format = "forza"
+listen = ["127.0.0.1:{port}"]
+
+[loop]
+pm_qos = "off"
+lock_memory = false
+spin_us = 0
+"#
+    );
+    for (i, pty) in ptys.iter().enumerate() {
+        text += &format!(
+            r#"
 [[motion.platforms]]
-name = "{name}"
+name = "seat{i}"
 
 [motion.platforms.geometry]
 layout = "vertical"
@@ -175,36 +212,41 @@ crank_radius_m = 0.10
 
 [motion.platforms.actuators]
 range_deg = 60.0
-max_speed_deg_per_s = 120.0
-max_accel_deg_per_s2 = 1200.0
+max_speed_deg_per_s = {speed:.1}
+max_accel_deg_per_s2 = {accel:.1}
+
+[motion.platforms.cueing]
+rate_limit_deg_per_s = 6000.0
+roll_limit_deg = 30.0
 
 [[motion.platforms.outputs]]
 preset = "smc3"
-serial_port = "{pty}"
+serial_port = "{path}"
 rate_hz = {rate_hz}.0
 post_open_delay_ms = 0
-"#
-    )
+"#,
+            path = pty.path
+        );
+    }
+    text
 }
 
-/// Shares of one core, over the measured window.
+/// Shares of one core over the measured window.
 struct CpuShares {
     /// The UDP receiver thread (recv, timestamp, decode, ring).
     receiver: f64,
-    /// The frame builder on the tick thread (push, frame_at).
-    builder: f64,
-    /// The whole tick thread (its sleeps' wake-ups, the builder, every motion stage).
-    tick: f64,
+    /// The RT thread: RtLoop's game mode (drain, frame builder, every motion stage) and its
+    /// wake-ups.
+    rt: f64,
     /// The motion writer threads (serial ports).
     writers: f64,
 }
 
 struct Report {
     latencies_ns: Vec<u64>,
-    cpu_share: f64,
+    probes: usize,
     shares: CpuShares,
     frames: usize,
-    commands: usize,
 }
 
 fn percentile(sorted: &[u64], p: f64) -> f64 {
@@ -215,33 +257,41 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
     sorted[i] as f64 / 1e6
 }
 
-/// One run: `platforms` platforms at `output_hz`, for `seconds` after the warm-up.
-fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
-    let ptys: Vec<Pty> = (0..platforms).map(|_| open_pty()).collect();
-    let text: String = ptys
+/// One probe's latency against platform 0's frames: from `sent_ns` to the first frame that
+/// moved more than [`REFLECTED_COUNTS`] from the last one before it (`None`: no such frame
+/// before `until_ns`).
+fn probe_latency(frames: &[ReadFrame], sent_ns: u64, until_ns: u64) -> Option<u64> {
+    let after = frames.partition_point(|f| f.at_ns < sent_ns);
+    let before = frames[..after].last()?.actuator_1;
+    frames[after..]
         .iter()
-        .enumerate()
-        .map(|(i, pty)| platform_config(&pty.path, output_hz, &format!("seat{i}")))
-        .collect();
+        .take_while(|f| f.at_ns < until_ns)
+        .find(|f| (f.actuator_1 - before).abs() > REFLECTED_COUNTS)
+        .map(|f| f.at_ns - sent_ns)
+}
+
+/// One run: `platforms` platforms at `output_hz` (`fast` actuator limits or the real ones),
+/// for `seconds` after the warm-up.
+fn run(platforms: usize, output_hz: u32, fast: bool, seconds: f64) -> Report {
+    let ptys: Vec<Pty> = (0..platforms).map(|_| open_pty()).collect();
+    let port = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let path = std::env::temp_dir().join(format!("rigd-bench-bridge-{}.toml", std::process::id()));
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, config_text(port, &ptys, output_hz, fast)).unwrap();
     let config =
         rigd::runtime::config_load::load_config(Some(&path)).unwrap_or_else(|e| panic!("{e:#}"));
     let _ = std::fs::remove_file(&path);
-    let panic_park = PanicPark::new();
-    let mut stages: Vec<MotionStage> = config
-        .motion
-        .platforms
-        .iter()
-        .map(|p| rigd::motion::platform_stage(p, TICK_HZ as f64, &panic_park).unwrap())
-        .collect();
-    let every_ticks = (TICK_HZ / u64::from(output_hz)).max(1);
 
     let stop = Arc::new(AtomicBool::new(false));
-    let frame_times: Vec<Arc<Mutex<Vec<u64>>>> = (0..platforms).map(|_| Arc::default()).collect();
+    let frame_logs: Vec<Arc<Mutex<Vec<ReadFrame>>>> =
+        (0..platforms).map(|_| Arc::default()).collect();
     let readers: Vec<_> = ptys
         .into_iter()
-        .zip(&frame_times)
+        .zip(&frame_logs)
         .map(|(pty, out)| {
             let (stop, out) = (stop.clone(), out.clone());
             std::thread::Builder::new()
@@ -251,99 +301,73 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
         })
         .collect();
 
-    // rigd's receiver, on a port found free just before.
-    let port = UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let address: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let (receiver, mut ring_out, _feed) =
-        rigd::game_source::receiver::start(&[address], Some(GameFormat::Forza), None, None)
-            .unwrap();
-    // The game.
+    // rigd's game-mode session, built as `rigd run` builds it.
+    let links = SessionLinks::standalone();
+    let stages = build_output_stages(&config, &links).unwrap();
+    let started = rigd::game_source::start(&config.source, config.realtime.period_ns()).unwrap();
+    let (_input_writer, input) = rigd::rt::handoff::latest_value(PlayerInput::DISCONNECTED);
+    let (slots, _frame_readers) = FrameSlots::new(1);
+    let parts = LoopParts {
+        sim: Simulation::build(&config.sim, config.realtime.rate_hz).unwrap(),
+        stages,
+        input,
+        slots,
+        ffb: links.ffb.clone(),
+        game: Some(started.source),
+    };
+    let shared = Arc::new(LoopShared::default());
+    let rt_loop = RtLoop::new(
+        parts,
+        LoopTiming::from_config(&config.realtime),
+        shared.clone(),
+    );
+    let rt = std::thread::Builder::new()
+        .name("rigd-rt".into())
+        .spawn(move || rt_loop.run())
+        .unwrap();
+
+    // The game: probes after the warm-up, their send times logged.
+    let start_ns = now_ns();
+    let end_ns = start_ns + WARM_UP_NS + (seconds * 1e9) as u64;
     let sender = {
         let stop = stop.clone();
         std::thread::Builder::new()
             .name("bench-game".into())
             .spawn(move || {
                 let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-                let start = now_ns();
                 let period = 1e9 / INPUT_HZ;
                 let mut packet = [0u8; 512];
+                let mut probes: Vec<u64> = Vec::with_capacity(4096);
                 let mut seq = 0u64;
                 while !stop.load(Ordering::Relaxed) {
-                    let due = start + (seq as f64 * period) as u64;
+                    let due = start_ns + (seq as f64 * period) as u64;
                     // 0-1 ms of jitter, deterministic.
                     sleep_until_ns(due + (seq * 7_919 % 11) * 100_000);
-                    let len = sled_at(seq as f64 / INPUT_HZ, &mut packet);
+                    let probe = due >= start_ns + WARM_UP_NS && seq % PROBE_EVERY == 0;
+                    let roll_rate = match (probe, (seq / PROBE_EVERY) % 2) {
+                        (false, _) => 0.0,
+                        (true, 0) => PROBE_ROLL_RATE_RADPS,
+                        (true, _) => -PROBE_ROLL_RATE_RADPS,
+                    };
+                    let len = sled_at(seq as f64 / INPUT_HZ, roll_rate, &mut packet);
+                    let sent = now_ns();
                     let _ = socket.send_to(&packet[..len], address);
+                    if probe {
+                        probes.push(sent);
+                    }
                     seq += 1;
                 }
+                probes
             })
             .unwrap()
     };
 
-    let settings = GameFrameSettings {
-        lost_after_ns: 500_000_000,
-        jump_m: 5.0,
-        tick_period_ns: TICK_NS,
-    };
-    let mut frames = GameFrames::new(&settings);
-    let mut frame = Frame::default();
-    let mut car = CarTelemetry::default();
-    // Ticks on which platform 0's stage published, and the commands it made (one every
-    // `every_ticks` publishing ticks, as the stage counts down).
-    let mut publish_calls = 0u64;
-    let mut commands = 0usize;
-    // Datagrams taken in: (arrival, the number of commands made before their tick).
-    let mut taken: Vec<(u64, usize)> = Vec::new();
-    let mut active_ticks = 0u64;
-    let measured_ticks = (seconds * TICK_HZ as f64) as u64;
-    let mut cpu_start: Option<(u64, ThreadCpu, u64)> = None;
-    // Time spent in the frame builder (push and frame_at) during the window, ns.
-    let mut builder_ns = 0u64;
-    let mut deadline = now_ns() + TICK_NS;
-    let give_up = now_ns() + 60_000_000_000;
-    while active_ticks < WARM_UP_TICKS + measured_ticks {
-        sleep_until_ns(deadline);
-        deadline += TICK_NS;
-        let now = now_ns();
-        assert!(now < give_up, "the platforms never came up");
-        let measuring = active_ticks >= WARM_UP_TICKS;
-        let builder_start = now_ns();
-        while let Ok((arrival, sample)) = ring_out.pop() {
-            frames.push(arrival, &sample);
-            if measuring {
-                taken.push((arrival, commands));
-            }
-        }
-        frames.frame_at(now, &mut car);
-        if measuring {
-            builder_ns += now_ns() - builder_start;
-        }
-        frame.car = car;
-        frame.sequence = frame.sequence.wrapping_add(1);
-        for stage in &mut stages {
-            stage.on_tick(&frame);
-        }
-        if stages[0].state() != SafetyState::Connecting {
-            publish_calls += 1;
-            if publish_calls % every_ticks == 0 {
-                commands += 1;
-            }
-        }
-        if stages.iter().all(|s| s.state() == SafetyState::Active) || active_ticks > 0 {
-            active_ticks += 1;
-        }
-        if active_ticks == WARM_UP_TICKS {
-            cpu_start = Some((now_ns(), cpu_by_thread(), thread_cpu_ns()));
-        }
-    }
-    let (wall_start, cpu_start, tick_cpu_start) = cpu_start.unwrap();
-    let wall = (now_ns() - wall_start) as f64;
+    sleep_until_ns(start_ns + WARM_UP_NS);
+    let cpu_start = cpu_by_thread();
+    let wall_start = now_ns();
+    sleep_until_ns(end_ns);
     let cpu_end = cpu_by_thread();
-    let tick = (thread_cpu_ns() - tick_cpu_start) as f64 / wall;
+    let wall = (now_ns() - wall_start) as f64;
     let share_of = |name: &str| {
         let at = |snapshot: &[(String, u64)]| {
             snapshot
@@ -355,38 +379,38 @@ fn run(platforms: usize, output_hz: u32, seconds: f64) -> Report {
     };
     let shares = CpuShares {
         receiver: share_of("rigd-game-rx"),
-        builder: builder_ns as f64 / wall,
-        tick,
+        rt: share_of("rigd-rt"),
         writers: share_of("motion-0"),
     };
-    let cpu_share = shares.receiver + shares.tick + shares.writers;
-    for stage in &mut stages {
-        stage.safe_stop(StopReason::Exit);
-    }
-    drop(stages);
-    drop(receiver);
+
+    shared.request(Command::Exit);
+    let exit = rt.join().unwrap();
+    assert!(!exit.panicked, "the loop panicked");
+    // Dropping the stages parks and closes the writers; dropping the receiver its socket.
+    drop(exit);
+    drop(started.receiver);
     stop.store(true, Ordering::Relaxed);
-    sender.join().unwrap();
+    let probes = sender.join().unwrap();
     for reader in readers {
         reader.join().unwrap();
     }
 
-    let frame_times = frame_times[0].lock().unwrap().clone();
-    let mut latencies_ns = Vec::new();
-    for (arrival, commands_before) in taken {
-        // The first command made on or after the tick that took the datagram in is command
-        // number `commands_before`; its frame is frame number `commands_before`.
-        if let Some(&read_at) = frame_times.get(commands_before) {
-            latencies_ns.push(read_at.saturating_sub(arrival));
-        }
-    }
+    let frames = frame_logs[0].lock().unwrap().clone();
+    let mut latencies_ns: Vec<u64> = probes
+        .iter()
+        .enumerate()
+        .filter(|(_, &sent)| sent < end_ns)
+        .filter_map(|(i, &sent)| {
+            let until = probes.get(i + 1).copied().unwrap_or(end_ns).min(end_ns);
+            probe_latency(&frames, sent, until)
+        })
+        .collect();
     latencies_ns.sort_unstable();
     Report {
         latencies_ns,
-        cpu_share,
+        probes: probes.iter().filter(|&&sent| sent < end_ns).count(),
         shares,
-        frames: frame_times.len(),
-        commands,
+        frames: frames.len(),
     }
 }
 
@@ -402,31 +426,37 @@ fn main() {
         }
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("game bridge bench: {INPUT_HZ} Hz input with 0-1 ms jitter, {TICK_HZ} Hz ticks, {seconds} s per run; load average at start: {}", load.trim());
+    println!(
+        "game bridge bench (RtLoop game mode, 1 kHz, spin_us = 0): {INPUT_HZ} Hz input with \
+         0-1 ms jitter, {seconds} s per run after {} s of warm-up; load average at start: {}",
+        WARM_UP_NS / 1_000_000_000,
+        load.trim()
+    );
     for output_hz in [100u32, 1000] {
-        let r = run(1, output_hz, seconds);
+        let r = run(1, output_hz, true, seconds);
         let period_ms = 1000.0 / f64::from(output_hz);
         let p99 = percentile(&r.latencies_ns, 0.99);
         println!(
-            "latency, 1 platform at {output_hz} Hz: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms over {} datagrams (goal p99 <= {:.1} ms: {}); frames {} for {} commands",
+            "latency, 1 platform at {output_hz} Hz: p50 {:.3} ms, p99 {:.3} ms, min {:.3} ms, max {:.3} ms; {} of {} probes reflected, {} frames (goal p99 <= {:.1} ms: {})",
             percentile(&r.latencies_ns, 0.5),
             p99,
+            percentile(&r.latencies_ns, 0.0),
             percentile(&r.latencies_ns, 1.0),
             r.latencies_ns.len(),
+            r.probes,
+            r.frames,
             period_ms + 1.0,
             if p99 <= period_ms + 1.0 { "met" } else { "missed" },
-            r.frames,
-            r.commands,
         );
     }
-    let r = run(2, 1000, seconds);
+    let r = run(2, 1000, false, seconds);
+    let total = r.shares.receiver + r.shares.rt + r.shares.writers;
     println!(
-        "CPU, 2 platforms at 1000 Hz: {:.2} % of one core (goal < 5 %: {}): receiver {:.2} %, tick thread {:.2} % (of which the frame builder {:.3} %), the two serial writer threads {:.2} %",
-        r.cpu_share * 100.0,
-        if r.cpu_share < 0.05 { "met" } else { "missed" },
+        "CPU, 2 platforms at 1000 Hz: {:.2} % of one core (goal < 5 %: {}): receiver {:.2} %, RT thread {:.2} %, the two serial writer threads {:.2} %",
+        total * 100.0,
+        if total < 0.05 { "met" } else { "missed" },
         r.shares.receiver * 100.0,
-        r.shares.tick * 100.0,
-        r.shares.builder * 100.0,
+        r.shares.rt * 100.0,
         r.shares.writers * 100.0,
     );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();

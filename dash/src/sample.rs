@@ -8,7 +8,7 @@
 //! wheels are ordered FL, FR, RL, RR.
 
 use rig_protocols::telemetry::DashGauges;
-use rig_protocols::LoopHealth;
+use rig_protocols::{LoopHealth, MotionHoldTelemetry};
 
 /// Index names of the four corners, in the order of [`Sample::tyres`].
 pub const CORNER_NAMES: [&str; 4] = ["FL", "FR", "RL", "RR"];
@@ -167,8 +167,40 @@ pub struct Sample {
     pub position_m: Option<[f64; 2]>,
     /// rigd's real-time loop health (native packets only).
     pub health: Option<LoopHealth>,
+    /// rigd's motion platforms' holds (native packets from a rig with motion platforms).
+    pub motion_holds: Option<MotionHoldTelemetry>,
     /// Engine gauges and dashboard lights (fuel, temperatures, boost, power; OutGauge lights).
     pub gauges: DashGauges,
+}
+
+/// A motion hold cause's words, by its native telemetry code (`docs/telemetry-native.md`).
+pub fn motion_hold_cause(code: u8) -> &'static str {
+    match code {
+        0 => "none",
+        1 => "rigd stops",
+        2 => "reload",
+        3 => "loop fault",
+        4 => "e-stop",
+        5 => "nobody drives",
+        6 => "game not live",
+        7 => "stale data",
+        8 => "no link",
+        _ => "unknown",
+    }
+}
+
+/// A motion platform's safety state's word, by its native telemetry code.
+pub fn motion_state(code: u8) -> &'static str {
+    match code {
+        0 => "connecting",
+        1 => "parked",
+        2 => "raising",
+        3 => "active",
+        4 => "holding",
+        5 => "idle",
+        6 => "parking",
+        _ => "unknown",
+    }
 }
 
 #[cfg(test)]

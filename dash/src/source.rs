@@ -137,6 +137,7 @@ pub fn from_frame(frame: &Frame) -> Sample {
         }),
         position_m: Some([car.position_m[0], car.position_m[1]]),
         health: Some(frame.health),
+        motion_holds: (frame.motion.platforms > 0).then_some(frame.motion),
         gauges: DashGauges {
             engine_torque_nm: Some(car.drivetrain.engine_torque_nm),
             engine_power_w: Some(
@@ -212,6 +213,7 @@ pub fn from_dash_view(view: &DashView) -> Sample {
         lap,
         position_m: view.position_m.map(|p| [p[0], p[1]]),
         health: view.health,
+        motion_holds: None,
         gauges: view.gauges,
     }
 }

@@ -10,5 +10,5 @@ pub mod game;
 pub mod motion;
 pub mod serial_input;
 pub mod telemetry;
-pub use rig_types::{FfbHold, FfbStatus, Frame, LoopHealth};
+pub use rig_types::{FfbHold, FfbStatus, Frame, LoopHealth, MotionHoldTelemetry};
 pub use telemetry::{decode_any, detect, DashView, Decoded, Format, NATIVE_DEFAULT_PORT};

@@ -295,10 +295,10 @@ fn beamng_motionsim_88_matches_hand_built_bytes() {
 #[test]
 fn native_matches_the_documented_layout() {
     let f = frame();
-    let mut g = Golden::new(1020);
+    let mut g = Golden::new(1041);
     g.bytes(0, b"RIGD");
-    g.u16(4, 2);
-    g.u16(6, 1020);
+    g.u16(4, 3);
+    g.u16(6, 1041);
     g.u32(8, 12345);
     g.u16(12, 0);
     g.f64(14, 12.5);
@@ -363,6 +363,13 @@ fn native_matches_the_documented_layout() {
     g.u64(996, 1);
     g.f64(1004, 0.5);
     g.f64(1012, 9.5); // physics step p99 (version 2)
+                      // Motion holds (version 3): 2 platforms, 1 held, parking (6) for an e-stop (4), latest
+                      // e-stop, 5 holds: 1 fault, 2 e-stops, 1 stale.
+    g.bytes(1020, &[2, 1, 6, 4, 4]);
+    g.u32(1025, 5);
+    g.u32(1029, 1);
+    g.u32(1033, 2);
+    g.u32(1037, 1);
     assert_eq!(f.sequence, 12345);
     assert_bytes_eq(&encoded(Format::Native), &g.0);
 }

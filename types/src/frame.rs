@@ -135,6 +135,35 @@ mod ffb_hold_tests {
     }
 }
 
+/// The motion platforms' holds as telemetry carries them (issue 24): the safety state and hold
+/// cause of one platform (the first one held, else the first one), and the hold counters
+/// summed over every platform. Codes, so listeners need no rigd types: see
+/// `docs/telemetry-native.md` ("motion holds").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MotionHoldTelemetry {
+    /// Motion platforms running (0: none, and every other field is 0).
+    pub platforms: u8,
+    /// Platforms holding now (parked, parking or faded out of their cues for a cause).
+    pub held: u8,
+    /// Safety state of the reported platform: 0 connecting, 1 parked, 2 raising, 3 active,
+    /// 4 holding, 5 idle, 6 parking.
+    pub state: u8,
+    /// Cause of its hold in progress (0: none): 1 rigd stops, 2 reload, 3 loop fault (late
+    /// loop or bad physics), 4 e-stop, 5 nobody drives, 6 game source not live, 7 stale data,
+    /// 8 no controller link.
+    pub cause: u8,
+    /// Cause of its latest hold (same codes; 0: never held).
+    pub latest: u8,
+    /// Holds since the platforms started, every platform and cause.
+    pub holds: u32,
+    /// Of them: loop faults.
+    pub fault_holds: u32,
+    /// Of them: e-stops.
+    pub estop_holds: u32,
+    /// Of them: stale data.
+    pub stale_holds: u32,
+}
+
 /// Everything rigd publishes about one car for one tick.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Frame {
@@ -148,4 +177,6 @@ pub struct Frame {
     pub health: LoopHealth,
     /// Force-feedback state.
     pub ffb: FfbStatus,
+    /// The motion platforms' holds (as of the previous tick's motion stages).
+    pub motion: MotionHoldTelemetry,
 }

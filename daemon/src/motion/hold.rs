@@ -3,13 +3,17 @@
 //! changes; the health thread ([`MotionHolds`]) logs each hold once with its cause (a short
 //! hold between two looks is still counted and said), its end once ("rejoins its cues"), and
 //! gives the motion part of `STATUS=`, the loop-health line and the dashboard's rig page,
-//! with the hold counters.
+//! with the hold counters. The stage also reports its hold to the RT loop each tick
+//! ([`MotionHold::telemetry`]), which puts it in the frame, so the native telemetry packet
+//! carries the state, cause and counters to rig-dash and any listener.
 //!
 //! A cause is generic over the loop's [`StopReason`] (exit, reload, fault, e-stop, idle, and
 //! any reason a source adds): [`HoldCause::Stop`] carries it; the stage adds its own causes
 //! (stale data, every link down).
 
 use std::sync::Mutex;
+
+use rig_protocols::MotionHoldTelemetry;
 
 use super::safety::SafetyState;
 use crate::rt::handoff::LatestReader;
@@ -75,6 +79,20 @@ impl HoldCause {
         }
     }
 
+    /// The cause's telemetry code (1..=8; 0 is "no hold").
+    pub fn code(self) -> u8 {
+        match self {
+            HoldCause::Stop(StopReason::Exit) => 1,
+            HoldCause::Stop(StopReason::Reload) => 2,
+            HoldCause::Stop(StopReason::Fault) => 3,
+            HoldCause::Stop(StopReason::EmergencyStop) => 4,
+            HoldCause::Stop(StopReason::Idle) => 5,
+            HoldCause::Stop(StopReason::Source) => 6,
+            HoldCause::StaleData => 7,
+            HoldCause::LinkDown => 8,
+        }
+    }
+
     /// True for a hold the user should be warned about (a fault, the e-stop, a lost link)
     /// rather than told about (a stop, reload, idle or a pause).
     pub fn is_warning(self) -> bool {
@@ -121,6 +139,22 @@ impl MotionHold {
     /// The platform follows its cues again.
     pub fn rejoin(&mut self) {
         self.cause = None;
+    }
+
+    /// The hold as telemetry carries it for one platform (codes of `docs/telemetry-native.md`,
+    /// "motion holds").
+    pub fn telemetry(&self) -> MotionHoldTelemetry {
+        MotionHoldTelemetry {
+            platforms: 1,
+            held: u8::from(self.cause.is_some()),
+            state: self.state as u8,
+            cause: self.cause.map_or(0, HoldCause::code),
+            latest: self.latest.map_or(0, HoldCause::code),
+            holds: self.holds,
+            fault_holds: self.fault_holds,
+            estop_holds: self.estop_holds,
+            stale_holds: self.stale_holds,
+        }
     }
 
     /// The state in words: `active`, or `parking (e-stop)`.
@@ -264,6 +298,28 @@ impl MotionHolds {
 mod tests {
     use super::*;
     use crate::rt::handoff::latest_value;
+
+    #[test]
+    fn telemetry_carries_the_state_cause_and_counters_as_documented_codes() {
+        let mut hold = MotionHold::default();
+        assert_eq!(hold.telemetry().platforms, 1);
+        assert_eq!((hold.telemetry().state, hold.telemetry().cause), (0, 0));
+        hold.begin(HoldCause::Stop(StopReason::Fault));
+        hold.begin(HoldCause::Stop(StopReason::EmergencyStop));
+        hold.state = SafetyState::Parking;
+        let t = hold.telemetry();
+        assert_eq!((t.held, t.state, t.cause, t.latest), (1, 6, 4, 4));
+        assert_eq!(
+            (t.holds, t.fault_holds, t.estop_holds, t.stale_holds),
+            (2, 1, 1, 0)
+        );
+        hold.rejoin();
+        hold.state = SafetyState::Active;
+        let t = hold.telemetry();
+        assert_eq!((t.held, t.state, t.cause, t.latest), (0, 3, 0, 4));
+        assert_eq!(HoldCause::StaleData.code(), 7);
+        assert_eq!(HoldCause::LinkDown.code(), 8);
+    }
 
     #[test]
     fn a_short_fault_hold_is_said_once_and_its_rejoin_once() {

@@ -192,6 +192,7 @@ pub fn platform_stage(
             .name(format!("motion-{i}"))
             .spawn(move || writer::run_writer(setup, ends))
             .context("cannot start a motion writer thread")?;
+        let writer = handle.thread().clone();
         writers.push(handle);
         ports.push(OutputPort {
             commands: producer,
@@ -199,6 +200,7 @@ pub fn platform_stage(
             every_ticks,
             countdown: every_ticks,
             last_status: WriterStatus::default(),
+            writer,
         });
     }
     Ok(MotionStage::new(

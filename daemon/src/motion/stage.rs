@@ -1,6 +1,7 @@
 //! The motion RT stage: on every tick, cueing -> kinematics (whole-pose clamp) -> safety
 //! state machine -> rate-limited tracker, then every `N` ticks (per output) the actuator
-//! command goes to that output's writer thread through a wait-free ring.
+//! command goes to that output's writer thread through a wait-free ring, and the writer is
+//! woken (`Thread::unpark`) to send it.
 //!
 //! RT rules: `on_tick`, `safe_stop` and `resume` never allocate, block, lock or log; all
 //! buffers were built by [`MotionStage::new`]. A frame whose simulation time does not advance
@@ -43,6 +44,9 @@ pub struct OutputPort {
     pub countdown: u32,
     /// The writer's status as read on the last tick.
     pub last_status: WriterStatus,
+    /// The writer's thread, woken after each command (`unpark`: an atomic swap and at most
+    /// one futex wake; it neither allocates, locks nor blocks).
+    pub writer: std::thread::Thread,
 }
 
 impl std::fmt::Debug for OutputPort {
@@ -261,6 +265,7 @@ impl MotionStage {
                 velocity: self.tracker.velocity,
                 park_now,
             });
+            out.writer.unpark();
         }
     }
 }
@@ -350,6 +355,10 @@ impl RtStage for MotionStage {
         self.publish(true);
     }
 
+    fn motion_hold(&self) -> Option<rig_protocols::MotionHoldTelemetry> {
+        Some(self.hold.telemetry())
+    }
+
     fn resume(&mut self) {
         // The stage goes on from its own state (Parking, then Parked -> Raising); every
         // writer finishes its park and then joins the live commands at the actuator limits.
@@ -363,6 +372,9 @@ impl Drop for MotionStage {
             self.publish(true);
         }
         self.shutdown.store(true, Ordering::SeqCst);
+        for out in &self.outputs {
+            out.writer.unpark();
+        }
         for writer in self.writers.drain(..) {
             let _ = writer.join();
         }

@@ -34,6 +34,14 @@
 //!   Following. Motion therefore never resumes on a controller without a ramp from where it is.
 //!
 //! On shutdown it parks, waits the stop delay, sends the stop string and closes.
+//!
+//! Waiting: between frames the writer sleeps in [`std::thread::park_timeout`] until its next
+//! own deadline (the next park frame while Parking, the watchdog while moving, at most
+//! [`LONGEST_WAIT`] otherwise, the bound on noticing a panic's park request). The RT stage
+//! wakes it after each command it pushes with [`std::thread::Thread::unpark`] (an atomic swap,
+//! and one futex wake when the writer sleeps: no allocation, no lock, never blocks), and the
+//! stage's drop wakes it for the shutdown. A writer therefore wakes once per frame it sends,
+//! not on a polling interval.
 
 use std::io::Write;
 use std::net::UdpSocket;
@@ -253,6 +261,11 @@ struct Writer {
     /// Moving from an assumed position: the tracker's top speed is the homing speed.
     homing: bool,
 }
+
+/// Longest sleep of a streaming writer with no deadline of its own: how late it may notice a
+/// panic's park request (the panic hook only sets a flag; a shutdown and every command wake
+/// the writer at once).
+pub const LONGEST_WAIT: Duration = Duration::from_millis(20);
 
 /// Largest position difference, in units of the half travel, at which a joining writer counts
 /// as sitting on the live command.
@@ -555,7 +568,17 @@ impl Writer {
             if self.shutting_down() && self.parked() {
                 return StreamEnd::Shutdown;
             }
-            std::thread::sleep(Duration::from_micros(500));
+            // Sleep until a command or a shutdown wakes the thread, or its own next deadline.
+            let now = Instant::now();
+            let deadline = match self.status.mode {
+                WriterMode::Parking => next_park_frame,
+                WriterMode::Following | WriterMode::Joining => last_command + self.setup.watchdog,
+                WriterMode::Parked => now + LONGEST_WAIT,
+            };
+            let wait = deadline.saturating_duration_since(now).min(LONGEST_WAIT);
+            if !wait.is_zero() && self.ends.commands.is_empty() && !self.shutting_down() {
+                std::thread::park_timeout(wait);
+            }
         }
     }
 }

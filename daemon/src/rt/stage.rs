@@ -2,7 +2,7 @@
 //! motion cueing, telemetry hand-off). A stage does its pure per-tick work on the RT thread and
 //! hands results to its own writer thread through a wait-free slot or ring.
 
-use rig_protocols::Frame;
+use rig_protocols::{Frame, MotionHoldTelemetry};
 
 /// Why outputs must go to their safe state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,4 +42,10 @@ pub trait RtStage: Send {
     /// waits at most `within` until the stage's writer has put its device in the safe state
     /// (so a process that exits right after still leaves its outputs safe).
     fn wait_stopped(&mut self, _within: std::time::Duration) {}
+    /// A motion platform's hold state for telemetry (RT thread, once per tick; `None` for
+    /// stages that are no motion platform). The loop merges every platform's into the
+    /// frame's [`Frame::motion`].
+    fn motion_hold(&self) -> Option<MotionHoldTelemetry> {
+        None
+    }
 }

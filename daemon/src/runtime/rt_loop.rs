@@ -44,7 +44,7 @@ use std::sync::Arc;
 
 use rig_config::realtime::{LoopConfig, WhenNobodyDrives};
 use rig_physics::Controls;
-use rig_protocols::Frame;
+use rig_protocols::{Frame, MotionHoldTelemetry};
 
 use super::health::{HealthRecorder, HealthTotals};
 use super::simulation::{QuarantineFeed, Simulation};
@@ -424,6 +424,7 @@ impl RtLoop {
             car,
             health: self.health.current(),
             ffb: self.parts.ffb.status(),
+            motion: self.motion_holds(),
         };
         self.sequence = self.sequence.wrapping_add(1);
         for stage in &mut self.parts.stages {
@@ -431,6 +432,24 @@ impl RtLoop {
         }
         self.parts.slots.publish(frame);
         self.shared.heartbeat.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Every motion platform's hold merged for the frame (as of their last tick): the first
+    /// platform holding is reported, else the first one; the counters are summed.
+    fn motion_holds(&self) -> MotionHoldTelemetry {
+        let mut merged = MotionHoldTelemetry::default();
+        for hold in self.parts.stages.iter().filter_map(|s| s.motion_hold()) {
+            if merged.platforms == 0 || (merged.held == 0 && hold.held > 0) {
+                (merged.state, merged.cause, merged.latest) = (hold.state, hold.cause, hold.latest);
+            }
+            merged.platforms = merged.platforms.saturating_add(1);
+            merged.held = merged.held.saturating_add(hold.held);
+            merged.holds = merged.holds.wrapping_add(hold.holds);
+            merged.fault_holds = merged.fault_holds.wrapping_add(hold.fault_holds);
+            merged.estop_holds = merged.estop_holds.wrapping_add(hold.estop_holds);
+            merged.stale_holds = merged.stale_holds.wrapping_add(hold.stale_holds);
+        }
+        merged
     }
 
     /// Full-rate mode changes after a tick: nobody drives -> park the car, parked -> idle

@@ -15,6 +15,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget};
 use super::fit::{fit, label_value, Field};
 use super::text::{plain, MISSING};
 use super::{note_panel, panel, View};
+use crate::sample::{motion_hold_cause, motion_state};
 use crate::state::Garbage;
 use crate::theme::THEME;
 use rig_protocols::LoopHealth;
@@ -268,6 +269,24 @@ impl Widget for HealthPanel<'_> {
             ),
             row("dropped time", format!("{:.1} ms", health.dropped_time_ms)),
         ];
+        if let Some(m) = view.sample().and_then(|s| s.motion_holds) {
+            let state = match m.cause {
+                0 => motion_state(m.state).to_owned(),
+                cause => format!("{} ({})", motion_state(m.state), motion_hold_cause(cause)),
+            };
+            lines.push(row("motion", state));
+            let stale = match m.stale_holds {
+                0 => String::new(),
+                n => format!(", stale {n}"),
+            };
+            lines.push(row(
+                "motion holds",
+                format!(
+                    "{} (fault {}, e-stop {}{stale})",
+                    m.holds, m.fault_holds, m.estop_holds
+                ),
+            ));
+        }
         if let Some(torque) = view.sample().and_then(|s| s.steering_torque) {
             lines.push(row(
                 "ffb output",
@@ -411,6 +430,36 @@ mod tests {
         let rows = rows(&render(HealthPanel(&view), 40, 11));
         assert!(
             rows.iter().any(|r| r.contains("ffb output    fault hold")),
+            "{rows:?}"
+        );
+    }
+
+    #[test]
+    fn a_motion_hold_from_rigd_says_its_state_cause_and_counters() {
+        let (mut state, now) = live_state();
+        if let Some(sample) = state.latest.as_mut() {
+            sample.motion_holds = Some(rig_protocols::MotionHoldTelemetry {
+                platforms: 1,
+                held: 1,
+                state: 6,
+                cause: 3,
+                latest: 3,
+                holds: 2,
+                fault_holds: 1,
+                estop_holds: 1,
+                stale_holds: 0,
+            });
+        }
+        let view = view_at(&state, now);
+        let rows = rows(&render(HealthPanel(&view), 40, 13));
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("motion        parking (loop fault)")),
+            "{rows:?}"
+        );
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("motion holds  2 (fault 1, e-stop 1)")),
             "{rows:?}"
         );
     }

@@ -165,6 +165,7 @@ pub(crate) mod test_support {
                 late_ticks_1ms: 0,
                 dropped_time_ms: 0.0,
             }),
+            motion_holds: None,
             gauges: Default::default(),
         }
     }

@@ -189,12 +189,16 @@ const PRESETS: [Preset; 11] = [
         kind: FrameKind::Motion4SimPosition,
         ..template("motion4sim_position", "", 32, 250_000, 100, 6)
     },
-    // Thanos AMC1280USB (AASD-15A servos; layout as the rig builders' notes give it): FF FF,
-    // 8 x 16-bit big-endian (actuators 1..6, then slots 7 and 8 sent at centre), 0A 0D = 20
-    // bytes. A native USB device: no published baud (the line speed is not used on the
-    // wire), rigd opens it at 115200; it runs 2000 cycles/s and keeps its own limits, park
-    // position and park speed, so rigd knows neither its start position (homing speed) nor a
-    // clip window; 100 Hz by default.
+    // Thanos AMC1280USB (AASD-15A servos), firmware v3.5 and later: the author's release
+    // notes (motionsim.blogspot.com, "AMC1280USB Firmware v3.5 release", 2018-12-15) give a
+    // 20-byte packet: ID FF FF, each axis 16 bits (MSB first, per the v3.0 notes below), spare
+    // slots up to 8 axes, LF CR (0A 0D) required at the end; rigd sends actuators 1..6 and
+    // slots 7 and 8 at centre. The vendor's Q&A (thanos-motion.com/qa) says the controller
+    // runs 2000 cycles/s and keeps its own stroke, limits, park position, park speed and
+    // time-outs, so rigd knows neither its start position (homing speed) nor a clip window.
+    // Neither source publishes a baud or an input rate: rigd opens the port at 115200 (the
+    // controller enumerates as a USB serial device; unverified on hardware that the line speed
+    // is ignored) and sends 100 Hz (SimTools' 10 ms).
     template(
         "thanos_amc1280usb",
         "<255><255><Axis1a><Axis2a><Axis3a><Axis4a><Axis5a><Axis6a><Axis1b><Axis2b><10><13>",
@@ -203,10 +207,15 @@ const PRESETS: [Preset; 11] = [
         100,
         6,
     ),
-    // The same controller's legacy frame: ASCII `AB` instead of FF FF, the rest unchanged.
+    // The legacy form, for firmware before v3.5: the author's v3.0 notes
+    // (motionsim.blogspot.com, "AMC1280USB Firmware v3.0 release", 2018-08-16) give "two ID
+    // characters followed by the 16bit values for position for each axis", the ID "AB"
+    // (0x41 0x42) before v3.0 and selectable in v3.0's "Serial ID Format" menu, each value
+    // MSB then LSB, and no terminator ("no need for CR as I count the incoming data"): `AB` +
+    // 6 x 16 bits = 14 bytes for 6 DOF. Baud and rate as above (not published).
     template(
         "thanos_amc1280usb_ab",
-        "AB<Axis1a><Axis2a><Axis3a><Axis4a><Axis5a><Axis6a><Axis1b><Axis2b><10><13>",
+        "AB<Axis1a><Axis2a><Axis3a><Axis4a><Axis5a><Axis6a>",
         16,
         115_200,
         100,
@@ -297,15 +306,23 @@ mod tests {
         );
     }
 
-    /// The Thanos AMC1280USB layout built by hand: header, eight big-endian 16-bit slots
-    /// (actuators 1..6, slots 7 and 8 at centre), LF CR.
-    fn thanos_frame(header: [u8; 2], axes: [u16; 6]) -> Vec<u8> {
-        let mut out = header.to_vec();
+    /// The Thanos AMC1280USB packets built by hand from the author's notes: v3.5's `FF FF`,
+    /// eight big-endian 16-bit slots (actuators 1..6, slots 7 and 8 at centre) and `0A 0D`;
+    /// the legacy `AB` ID with six big-endian values and no terminator.
+    fn thanos_frame(axes: [u16; 6]) -> Vec<u8> {
+        let mut out = vec![0xFF, 0xFF];
         for value in axes.iter().chain(&[32767, 32767]) {
-            out.push((value >> 8) as u8);
-            out.push((value & 0xFF) as u8);
+            out.extend(value.to_be_bytes());
         }
         out.extend([0x0A, 0x0D]);
+        out
+    }
+
+    fn thanos_legacy_frame(axes: [u16; 6]) -> Vec<u8> {
+        let mut out = b"AB".to_vec();
+        for value in axes {
+            out.extend(value.to_be_bytes());
+        }
         out
     }
 
@@ -314,14 +331,15 @@ mod tests {
         let axes = [0.0, 1.0, -1.0, 0.5, -0.5, 0.25];
         let counts = [32767, 65535, 0, 49151, 16384, 40959];
         let modern = frame("thanos_amc1280usb", &axes);
-        assert_eq!(modern, thanos_frame([0xFF, 0xFF], counts));
+        assert_eq!(modern, thanos_frame(counts));
         assert_eq!(modern.len(), 20);
         let legacy = frame("thanos_amc1280usb_ab", &axes);
-        assert_eq!(legacy, thanos_frame([b'A', b'B'], counts));
+        assert_eq!(legacy, thanos_legacy_frame(counts));
         assert_eq!(&legacy[..4], &[0x41, 0x42, 0x7F, 0xFF]);
-        for name in ["thanos_amc1280usb", "thanos_amc1280usb_ab"] {
+        assert_eq!(legacy.len(), 14);
+        for (name, len) in [("thanos_amc1280usb", 20), ("thanos_amc1280usb_ab", 14)] {
             let p = preset(name).unwrap();
-            assert_eq!(p.encoder().max_frame_len(), 20);
+            assert_eq!(p.encoder().max_frame_len(), len);
             assert_eq!((p.boot_counts, p.resets_on_open), (None, false));
         }
     }

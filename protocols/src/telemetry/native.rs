@@ -13,13 +13,14 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 use crate::telemetry::DecodeError;
 use rig_types::{
     CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbHold, FfbStatus, Frame,
-    GearRequest, LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
+    GearRequest, LapTelemetry, LoopHealth, MotionHoldTelemetry, ShiftRefusal, SurfaceKind,
+    WheelTelemetry,
 };
 
 /// The four bytes every native packet starts with.
 pub const NATIVE_MAGIC: [u8; 4] = *b"RIGD";
 /// Layout version; receivers reject any other.
-pub const NATIVE_VERSION: u16 = 2;
+pub const NATIVE_VERSION: u16 = 3;
 /// Size of a native packet.
 pub const NATIVE_LEN: usize = core::mem::size_of::<NativePacket>();
 
@@ -252,6 +253,33 @@ pub struct NativeHealth {
 }
 const _: () = assert!(core::mem::size_of::<NativeHealth>() == 80);
 
+/// The motion platforms' holds (5 bytes + 4 u32 = 21 bytes). Appended in version 3.
+#[derive(
+    Debug, Clone, Copy, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct NativeMotionHolds {
+    /// Motion platforms running (0: none).
+    pub platforms: u8,
+    /// Platforms holding now.
+    pub held: u8,
+    /// Safety state code of the reported platform ([`MotionHoldTelemetry::state`]).
+    pub state: u8,
+    /// Cause code of its hold in progress, 0 none ([`MotionHoldTelemetry::cause`]).
+    pub cause: u8,
+    /// Cause code of its latest hold, 0 never held.
+    pub latest: u8,
+    /// Holds since start, every platform and cause.
+    pub holds: U32,
+    /// Of them: loop faults.
+    pub fault_holds: U32,
+    /// Of them: e-stops.
+    pub estop_holds: U32,
+    /// Of them: stale data.
+    pub stale_holds: U32,
+}
+const _: () = assert!(core::mem::size_of::<NativeMotionHolds>() == 21);
+
 /// The whole native packet.
 #[derive(
     Debug, Clone, Copy, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
@@ -274,8 +302,10 @@ pub struct NativePacket {
     pub lap: NativeLap,
     /// Bytes 940..1020.
     pub health: NativeHealth,
+    /// Bytes 1020..1041 (version 3).
+    pub motion_holds: NativeMotionHolds,
 }
-const _: () = assert!(core::mem::size_of::<NativePacket>() == 1020);
+const _: () = assert!(core::mem::size_of::<NativePacket>() == 1041);
 
 /// The u8 code of a surface: 0 asphalt, 1 kerb, 2 grass, 3 gravel, 4 wet.
 pub fn surface_code(surface: SurfaceKind) -> u8 {
@@ -461,6 +491,21 @@ pub fn encode(frame: &Frame) -> NativePacket {
         },
         lap: encode_lap(car),
         health: encode_health(&frame.health),
+        motion_holds: encode_motion_holds(&frame.motion),
+    }
+}
+
+fn encode_motion_holds(m: &MotionHoldTelemetry) -> NativeMotionHolds {
+    NativeMotionHolds {
+        platforms: m.platforms,
+        held: m.held,
+        state: m.state,
+        cause: m.cause,
+        latest: m.latest,
+        holds: U32::new(m.holds),
+        fault_holds: U32::new(m.fault_holds),
+        estop_holds: U32::new(m.estop_holds),
+        stale_holds: U32::new(m.stale_holds),
     }
 }
 
@@ -617,6 +662,17 @@ impl NativePacket {
                 clipping: bit(s.ffb_flags, 1),
                 clipping_share: s.ffb_clipping_share.get(),
                 hold: FfbHold::from_code((s.ffb_flags >> 2) & 0x07),
+            },
+            motion: MotionHoldTelemetry {
+                platforms: self.motion_holds.platforms,
+                held: self.motion_holds.held,
+                state: self.motion_holds.state,
+                cause: self.motion_holds.cause,
+                latest: self.motion_holds.latest,
+                holds: self.motion_holds.holds.get(),
+                fault_holds: self.motion_holds.fault_holds.get(),
+                estop_holds: self.motion_holds.estop_holds.get(),
+                stale_holds: self.motion_holds.stale_holds.get(),
             },
         })
     }

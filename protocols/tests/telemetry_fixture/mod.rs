@@ -8,7 +8,8 @@
 
 use rig_types::{
     CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbHold, FfbStatus, Frame,
-    GearRequest, LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
+    GearRequest, LapTelemetry, LoopHealth, MotionHoldTelemetry, ShiftRefusal, SurfaceKind,
+    WheelTelemetry,
 };
 
 /// Per-wheel surfaces: FR is on a kerb, RL on grass.
@@ -125,6 +126,17 @@ pub fn frame() -> Frame {
             clipping: true,
             clipping_share: 0.05,
             hold: FfbHold::None,
+        },
+        motion: MotionHoldTelemetry {
+            platforms: 2,
+            held: 1,
+            state: 6,
+            cause: 4,
+            latest: 4,
+            holds: 5,
+            fault_holds: 1,
+            estop_holds: 2,
+            stale_holds: 1,
         },
     }
 }
