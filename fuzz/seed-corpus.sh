@@ -12,7 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 corpus="$root/fuzz/corpus"
 cd "$root"
 
-cargo build --quiet -p rigd --bin rigd
+cargo build --quiet --profile test -p rigd --bin rigd
 rigd="$root/target/debug/rigd"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
