@@ -5,6 +5,8 @@
 //!   their line, the running configuration is kept (the stream goes on at its old rate without
 //!   a gap over 100 ms), and a valid change then applies (the new rate), the world going on
 //!   where it was (its simulation time never goes back) after one bounded pause;
+//! - reloads leave nothing behind: threads and open file descriptors are the same after three
+//!   reloads as at start (gilrs, the gamepad library, used to leave two threads per reload);
 //! - the log's disk full: stderr is /dev/full (every log write fails with ENOSPC); rigd starts,
 //!   ticks at its rate, sends its telemetry and stops cleanly (exit 0) on SIGTERM.
 
@@ -190,4 +192,40 @@ fn a_full_log_disk_does_not_stop_the_loop_or_the_clean_exit() {
         "stops as fast as with a working log: {:?}",
         asked.elapsed()
     );
+}
+
+/// Threads and open file descriptors of `pid`.
+fn threads_and_fds(pid: u32) -> (usize, usize) {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .count();
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count();
+    (tasks, fds)
+}
+
+#[test]
+fn reloads_leave_no_thread_or_file_descriptor_behind() {
+    let dir = TempDir::new("fault-reload-leak");
+    // The default gamepad support on: gilrs starts threads of its own.
+    let path = dir.file("rigd.toml", TEST_CONFIG);
+    let notify = NotifySocket::bind(&dir.0);
+    let mut child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+    notify.wait_for("READY=1", Duration::from_secs(30));
+    let before = threads_and_fds(child.id());
+    for round in 0..3 {
+        signal(&child, libc::SIGHUP);
+        notify.wait_for("RELOADING=1", Duration::from_secs(10));
+        notify.wait_for("READY=1", Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            threads_and_fds(child.id()),
+            before,
+            "(threads, fds) after reload {round}, as at start"
+        );
+    }
+    signal(&child, libc::SIGTERM);
+    let status = wait_exit(&mut child, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0), "{}", stderr_of(&mut child));
 }
