@@ -16,7 +16,7 @@ mod support;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fault_support::{longest_gap, number_after, Listener};
+use fault_support::{longest_gap, number_after, Arrival, Listener};
 use rig_protocols::telemetry::native;
 use support::*;
 
@@ -27,7 +27,7 @@ fn config(port: u16, rate_hz: u32) -> String {
 }
 
 /// The simulation time of each packet's frame.
-fn sim_times(arrivals: &[(Instant, Vec<u8>)]) -> Vec<f64> {
+fn sim_times(arrivals: &[Arrival]) -> Vec<f64> {
     arrivals
         .iter()
         .map(|(_, bytes)| {
@@ -38,7 +38,7 @@ fn sim_times(arrivals: &[(Instant, Vec<u8>)]) -> Vec<f64> {
 }
 
 /// Packets per second among `arrivals` between `from` and `to`.
-fn rate_between(arrivals: &[(Instant, Vec<u8>)], from: Instant, to: Instant) -> f64 {
+fn rate_between(arrivals: &[Arrival], from: Instant, to: Instant) -> f64 {
     let n = arrivals
         .iter()
         .filter(|(t, _)| *t >= from && *t < to)

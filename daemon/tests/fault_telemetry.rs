@@ -14,7 +14,7 @@ mod fault_support;
 
 use std::time::{Duration, Instant};
 
-use fault_support::Listener;
+use fault_support::{Arrival, Listener};
 use rig_protocols::telemetry::native;
 use rig_protocols::Frame;
 use rigd::rt::stage::RtStage;
@@ -52,7 +52,7 @@ fn produce(stage: &mut dyn RtStage, first: u32, ticks: u32) -> Vec<Duration> {
     took
 }
 
-fn sequences(arrivals: &[(Instant, Vec<u8>)]) -> Vec<u32> {
+fn sequences(arrivals: &[Arrival]) -> Vec<u32> {
     arrivals
         .iter()
         .map(|(_, bytes)| {

@@ -38,11 +38,14 @@ pub fn point_link(link: &Path, target: &Path) {
     std::fs::rename(&fresh, link).unwrap();
 }
 
+/// A datagram as it arrived: when, and its bytes.
+pub type Arrival = (Instant, Vec<u8>);
+
 /// A UDP socket on loopback that records when each datagram arrived and its bytes.
 pub struct Listener {
     pub port: u16,
     stop: Arc<AtomicBool>,
-    got: Arc<Mutex<Vec<(Instant, Vec<u8>)>>>,
+    got: Arc<Mutex<Vec<Arrival>>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -78,7 +81,7 @@ impl Listener {
     }
 
     /// Every datagram so far, with its arrival time.
-    pub fn arrivals(&self) -> Vec<(Instant, Vec<u8>)> {
+    pub fn arrivals(&self) -> Vec<Arrival> {
         self.got.lock().unwrap().clone()
     }
 
@@ -88,7 +91,7 @@ impl Listener {
     }
 
     /// Closes the socket (the port refuses from then on); returns what arrived.
-    pub fn close(mut self) -> Vec<(Instant, Vec<u8>)> {
+    pub fn close(mut self) -> Vec<Arrival> {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             thread.join().unwrap();
@@ -107,7 +110,7 @@ impl Drop for Listener {
 }
 
 /// The longest gap between consecutive arrivals (zero for fewer than two).
-pub fn longest_gap(arrivals: &[(Instant, Vec<u8>)]) -> Duration {
+pub fn longest_gap(arrivals: &[Arrival]) -> Duration {
     arrivals
         .windows(2)
         .map(|w| w[1].0 - w[0].0)
