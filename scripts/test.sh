@@ -17,3 +17,5 @@ echo "== systemd-analyze verify (systemd/)" >&2
 scripts/verify-systemd.sh
 echo "== vmrig: rigd against the real kernel input/FF drivers (QEMU)" >&2; scripts/test-vmrig.sh
 echo "== deb: build the package, install it into a scratch root, remove, purge" >&2; scripts/test-deb.sh
+echo "== fuzz: every target 5 s, 2 at a time, from fuzz/corpus (docs/fuzzing.md)" >&2; scripts/fuzz.sh 5
+echo "== soak: 3 minutes with everything on at once (docs/reliability.md)" >&2; scripts/soak.sh --minutes 3

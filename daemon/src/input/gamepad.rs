@@ -6,9 +6,15 @@
 //! deadzone comes from the kernel's `flat`); the stick deadzone is rigd's own. Hot-plug comes
 //! from gilrs: a disconnect publishes `PlayerInput::DISCONNECTED` (throttle 0, brake on), a
 //! reconnect resumes. Rumble is rebuilt at most every 50 ms, matching gilrs's own FF tick.
+//!
+//! One gilrs context serves the whole process ([`GilrsSlot`]): gilrs starts threads of its own
+//! (hot-plug, force feedback) that it never stops, so a context built per session would leave
+//! two threads and their file descriptors behind on every reload (the soak run found it,
+//! docs/reliability.md). The gamepad thread takes the context from the slot and puts it back
+//! when it stops.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -23,6 +29,34 @@ use super::rumble::RumbleLink;
 
 /// Rumble refresh period (gilrs ticks FF every 50 ms).
 const RUMBLE_PERIOD: Duration = Duration::from_millis(50);
+
+/// The process's gilrs context while no gamepad thread holds it (kept across reloads).
+#[derive(Default)]
+pub struct GilrsSlot(Mutex<Option<gilrs::Gilrs>>);
+
+impl std::fmt::Debug for GilrsSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GilrsSlot")
+    }
+}
+
+impl GilrsSlot {
+    /// The kept context, or a new one the first time.
+    fn take(&self) -> Result<gilrs::Gilrs, Box<gilrs::Error>> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match kept {
+            Some(gilrs) => Ok(gilrs),
+            None => GilrsBuilder::new()
+                .with_default_filters(false)
+                .build()
+                .map_err(Box::new),
+        }
+    }
+
+    fn put_back(&self, gilrs: gilrs::Gilrs) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(gilrs);
+    }
+}
 
 /// The running gamepad thread; dropping it stops the thread.
 #[derive(Debug)]
@@ -82,23 +116,21 @@ impl PadState {
     }
 }
 
-/// Starts reading the first gamepad, publishing into `hub`. Fails when gilrs cannot start
-/// (no udev access).
+/// Starts reading the first gamepad with the context in `slot`, publishing into `hub`. Fails
+/// when gilrs cannot start (no udev access).
 pub fn spawn(
     config: &GamepadConfig,
     rumble: Arc<RumbleLink>,
     hub: Arc<InputHub>,
+    slot: Arc<GilrsSlot>,
 ) -> Result<GamepadThread, Box<gilrs::Error>> {
-    let gilrs = GilrsBuilder::new()
-        .with_default_filters(false)
-        .build()
-        .map_err(Box::new)?;
+    let gilrs = slot.take()?;
     let quit = Arc::new(AtomicBool::new(false));
     let stop = quit.clone();
     let config = config.clone();
     let thread = std::thread::Builder::new()
         .name("rigd-gamepad".into())
-        .spawn(move || run(gilrs, config, rumble, hub, stop))
+        .spawn(move || slot.put_back(run(gilrs, config, rumble, hub, stop)))
         .expect("spawning the gamepad thread");
     Ok(GamepadThread {
         quit,
@@ -106,13 +138,14 @@ pub fn spawn(
     })
 }
 
+/// Reads events until `quit`; hands the context back.
 fn run(
     mut gilrs: gilrs::Gilrs,
     config: GamepadConfig,
     rumble: Arc<RumbleLink>,
     hub: Arc<InputHub>,
     quit: Arc<AtomicBool>,
-) {
+) -> gilrs::Gilrs {
     let mut active: Option<GamepadId> = gilrs.gamepads().next().map(|(id, _)| id);
     let mut state = PadState {
         ignition: true,
@@ -205,4 +238,5 @@ fn run(
             let _ = e.play();
         }
     }
+    gilrs
 }

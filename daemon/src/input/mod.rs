@@ -50,18 +50,26 @@ impl PlayerInputs {
     }
 }
 
+/// What the player's input keeps from one session to the next (reloads): the gilrs context.
+#[derive(Debug, Default)]
+pub struct InputKeep {
+    #[cfg(feature = "gamepad")]
+    gilrs: Arc<gamepad::GilrsSlot>,
+}
+
 /// Starts the player's input for `config` and returns the slot the RT thread reads: the
 /// evdev reader when `[devices]` maps any axis or button, else the first gamepad when
 /// `[devices.gamepad]` is enabled (feature `gamepad`, rumbling from `rumble`), else no
 /// steering device (the slot stays disconnected and the robot drives); plus every
 /// `[[motion.serial_inputs]]` device. The wheel reader publishes the rim motion and e-stop
 /// latch into `ffb`. Runs off the RT thread at start and on every reload (the previous
-/// [`PlayerInputs`] is dropped first).
+/// [`PlayerInputs`] is dropped first); `keep` carries what outlives a session.
 #[cfg_attr(not(feature = "gamepad"), allow(unused_variables))]
 pub fn start(
     config: &rig_config::Config,
     ffb: &Arc<FfbLink>,
     rumble: &Arc<RumbleLink>,
+    keep: &InputKeep,
 ) -> anyhow::Result<(PlayerInputs, LatestReader<PlayerInput>)> {
     let devices = &config.devices;
     let (hub, slot) = hub::InputHub::new();
@@ -82,7 +90,12 @@ pub fn start(
         #[cfg(feature = "gamepad")]
         {
             inputs._gamepad = Some(
-                gamepad::spawn(&devices.gamepad, Arc::clone(rumble), Arc::clone(&hub))
+                gamepad::spawn(
+                    &devices.gamepad,
+                    Arc::clone(rumble),
+                    Arc::clone(&hub),
+                    Arc::clone(&keep.gilrs),
+                )
                     .map_err(|e| anyhow::anyhow!("cannot start gilrs for the gamepad: {e} (fix: give the daemon access to udev and the joystick event nodes, or set devices.gamepad.enabled = false)"))?,
             );
         }

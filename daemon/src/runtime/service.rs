@@ -118,6 +118,8 @@ struct RunShared {
     shared: Arc<LoopShared>,
     telemetry: Arc<TelemetryCounters>,
     panic_park: Arc<PanicPark>,
+    /// The input's parts that outlive a session (the gilrs context).
+    input_keep: input::InputKeep,
 }
 
 /// What runs around one RT thread (rebuilt on reload).
@@ -161,16 +163,17 @@ fn start_session(
             slots: Some(slots),
         })
     };
-    let (inputs, input_reader) = match input::start(&config, &links.ffb, &links.rumble) {
-        Ok(started) => started,
-        Err(e) => {
-            return Err(fail(
-                e.context("cannot start the input devices"),
-                previous_sim,
-                slots,
-            ))
-        }
-    };
+    let (inputs, input_reader) =
+        match input::start(&config, &links.ffb, &links.rumble, &run.input_keep) {
+            Ok(started) => started,
+            Err(e) => {
+                return Err(fail(
+                    e.context("cannot start the input devices"),
+                    previous_sim,
+                    slots,
+                ))
+            }
+        };
     let stages = match build_output_stages(&config, &links) {
         Ok(stages) => stages,
         Err(e) => {
@@ -367,6 +370,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
         shared: Arc::new(LoopShared::default()),
         telemetry: Arc::default(),
         panic_park: PanicPark::new(),
+        input_keep: input::InputKeep::default(),
     };
     let shared = &run.shared;
     let (slots, mut readers) = FrameSlots::new(SLOT_COUNT);

@@ -1,0 +1,384 @@
+//! Fault matrix, motion platforms (docs/reliability.md), on the real `rigd` binary with
+//! emulated SMC3 boards (tests/smc3_board) on ptys:
+//! - one controller's port vanishes mid-run (the pty closes) and comes back: the other
+//!   platform's board keeps receiving moving frames throughout, `STATUS=` marks the lost
+//!   platform (`no controller link`), and on return it re-homes from the board's boot position
+//!   within its speed and acceleration limits;
+//! - a controller that stops reading (nobody drains the pty: its buffer fills within a second
+//!   at 1 kHz of long frames): the RT loop keeps its rate (writes happen on the writer thread,
+//!   which gives up after its 200 ms write timeout), the platform is marked, and once the
+//!   controller reads again the link comes back and the platform rejoins;
+//! - rigd stopped for 2 s (SIGSTOP, SIGCONT: a suspended VM, a debugger): on resume the loop
+//!   sees the missed deadlines, the platform parks from where it was within its limits, and
+//!   rejoins its cues after a second on time; `STATUS=` counts the fault hold.
+
+mod fault_support;
+mod motion_pty;
+mod smc3_board;
+mod smc3_wire;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use fault_support::{number_after, point_link};
+use motion_pty::Pty;
+use smc3_board::{BoardOnPty, BOOT_TARGET, DEFAULT_CLIP};
+use smc3_wire::counts;
+use support::*;
+
+const RANGE_DEG: f64 = 60.0;
+const MAX_SPEED_DEG_PER_S: f64 = 120.0;
+const MAX_ACCEL_DEG_PER_S2: f64 = 1200.0;
+const RATE_HZ: f64 = 100.0;
+const PARK_POSITION: f64 = -0.9;
+
+fn platform(name: &str, output: &str) -> String {
+    format!(
+        r#"
+[[motion.platforms]]
+name = "{name}"
+
+[motion.platforms.geometry]
+layout = "vertical"
+actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
+crank_radius_m = 0.10
+
+[motion.platforms.actuators]
+range_deg = {RANGE_DEG}
+max_speed_deg_per_s = {MAX_SPEED_DEG_PER_S}
+max_accel_deg_per_s2 = {MAX_ACCEL_DEG_PER_S2}
+park_position = {PARK_POSITION}
+
+[motion.platforms.cueing]
+sway_gain = 3.0
+surge_gain = 3.0
+roll_limit_deg = 40.0
+pitch_limit_deg = 40.0
+
+[[motion.platforms.outputs]]
+{output}
+"#
+    )
+}
+
+fn smc3_output(link: &Path) -> String {
+    format!(
+        "preset = \"smc3\"\nserial_port = \"{}\"\npost_open_delay_ms = 300\n",
+        link.display()
+    )
+}
+
+fn usable() -> f64 {
+    f64::from(BOOT_TARGET - 1 - DEFAULT_CLIP.0) / 511.0 * 0.95
+}
+
+fn park() -> u16 {
+    counts(-usable())
+}
+
+fn max_step() -> u16 {
+    (MAX_SPEED_DEG_PER_S / RATE_HZ / RANGE_DEG * 512.0).ceil() as u16 + 1
+}
+
+fn max_step_change() -> u16 {
+    (MAX_ACCEL_DEG_PER_S2 / (RATE_HZ * RATE_HZ) / RANGE_DEG * 512.0).ceil() as u16 + 2
+}
+
+/// Every frame after `from` moves within the speed and acceleration limits (`from_rest`: the
+/// board starts still, else the step before `frames` is taken as the first one's).
+fn assert_ramp(from: [u16; 3], frames: &[[u16; 3]], what: &str) {
+    let mut previous = from;
+    let mut previous_step = [0i32; 2];
+    for (n, f) in frames.iter().enumerate() {
+        for axis in 0..2 {
+            let step = i32::from(f[axis]) - i32::from(previous[axis]);
+            assert!(
+                step.unsigned_abs() <= u32::from(max_step()),
+                "{what}: frame {n} axis {axis} stepped {step} counts ({previous:?} -> {f:?}), limit {}",
+                max_step()
+            );
+            let change = (step - previous_step[axis]).unsigned_abs();
+            assert!(
+                n == 0 || change <= u32::from(max_step_change()),
+                "{what}: frame {n} axis {axis} step changed by {change} counts, limit {}",
+                max_step_change()
+            );
+            previous_step[axis] = step;
+        }
+        previous = *f;
+    }
+}
+
+/// Frames that moved among the last `window` of `frames`.
+fn moving(frames: &[[u16; 3]], window: usize) -> usize {
+    let tail = &frames[frames.len().saturating_sub(window)..];
+    tail.windows(2).filter(|w| w[0] != w[1]).count()
+}
+
+/// True once the rig parked, rose and has followed its cues for a while.
+fn running(frames: &[[u16; 3]]) -> bool {
+    let parked = frames.iter().position(|f| f[0] == park() && f[1] == park());
+    parked.is_some_and(|p| frames[p..].windows(2).filter(|w| w[0] != w[1]).count() > 150)
+}
+
+struct Rig {
+    dir: TempDir,
+    child: KillOnDrop,
+    notify: NotifySocket,
+}
+
+impl Rig {
+    fn start(name: &str, config: impl Fn(&Path) -> String) -> Rig {
+        let dir = TempDir::new(name);
+        let path = dir.file("rigd.toml", &config(&dir.0));
+        let notify = NotifySocket::bind(&dir.0);
+        let child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+        notify.wait_for("READY=1", Duration::from_secs(30));
+        Rig { dir, child, notify }
+    }
+
+    /// The next `STATUS=` with the loop's figures that satisfies `ok`, within `bound`.
+    fn status_where(&self, bound: Duration, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let end = Instant::now() + bound;
+        let mut last = String::new();
+        while Instant::now() < end {
+            if let Some(m) = self.notify.recv(end - Instant::now()) {
+                if let Some(status) = m.strip_prefix("STATUS=") {
+                    if ok(status) {
+                        return status.to_string();
+                    }
+                    last = status.to_string();
+                }
+            }
+        }
+        panic!("{what}: no such STATUS= within {bound:?}; the last: {last}");
+    }
+
+    fn drain(&self) {
+        while self.notify.recv(Duration::from_millis(1)).is_some() {}
+    }
+
+    /// SIGTERM; the exit status and the log.
+    fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        signal(&self.child, libc::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let status = loop {
+            self.notify.recv(Duration::from_millis(20));
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "rigd did not exit after SIGTERM");
+        };
+        let stderr = stderr_of(&mut self.child);
+        drop(self.dir);
+        (status, stderr)
+    }
+}
+
+/// A board behind a fresh pty, reachable at `link`.
+fn plug_board(link: &Path) -> BoardOnPty {
+    let pty = Pty::open();
+    point_link(link, &pty.slave_path);
+    BoardOnPty::start(pty)
+}
+
+#[test]
+fn a_lost_controller_parks_alone_is_marked_and_rehomes_on_return() {
+    let links: std::cell::RefCell<Vec<PathBuf>> = Default::default();
+    let rig = Rig::start("fault-motion-lost", |dir| {
+        let seat = dir.join("ttySEAT");
+        let shaker = dir.join("ttySHAKER");
+        links.borrow_mut().extend([seat.clone(), shaker.clone()]);
+        format!(
+            "{TEST_CONFIG}{}{}",
+            platform("seat", &smc3_output(&seat)),
+            platform("shaker", &smc3_output(&shaker))
+        )
+    });
+    // rigd retries opening every 500 ms: the boards may come after it started.
+    let (seat_link, shaker_link) = (links.borrow()[0].clone(), links.borrow()[1].clone());
+    let seat = plug_board(&seat_link);
+    let shaker = plug_board(&shaker_link);
+    seat.wait_for(Duration::from_secs(30), running);
+    shaker.wait_for(Duration::from_secs(30), running);
+    rig.drain();
+
+    // Pull the seat's cable for 2 s.
+    let lost_at = Instant::now();
+    let seat_before = seat.unplug();
+    let shaker_at_loss = shaker.frames().len();
+    let marked = rig.status_where(Duration::from_secs(5), "seat marked", |s| {
+        s.contains("motion seat: ") && s.contains("(no controller link)")
+    });
+    assert!(
+        marked.contains("motion shaker: active"),
+        "the other platform keeps running: {marked}"
+    );
+    std::thread::sleep(Duration::from_secs(2).saturating_sub(lost_at.elapsed()));
+    let shaker_frames = shaker.frames();
+    let during = &shaker_frames[shaker_at_loss..];
+    assert!(
+        during.len() as f64 >= 1.5 * RATE_HZ,
+        "the shaker kept its frame rate while the seat was lost: {} frames in {:?}",
+        during.len(),
+        lost_at.elapsed()
+    );
+    assert!(
+        moving(during, during.len()) > 50,
+        "and kept following its cues"
+    );
+    assert_eq!((seat_before.clipped, seat_before.errors), (0, 0));
+
+    // Plug it back: a new board boots at centre; the seat re-homes from there with a ramp.
+    let seat = plug_board(&seat_link);
+    let again = seat.wait_for(Duration::from_secs(30), running);
+    assert!(
+        again[0][0].abs_diff(BOOT_TARGET) <= max_step(),
+        "re-homed from the boot position: {:?}",
+        again[0]
+    );
+    assert_ramp([BOOT_TARGET; 3], &again, "re-home");
+    rig.status_where(Duration::from_secs(5), "seat back", |s| {
+        s.contains("motion seat: active")
+    });
+
+    let (status, stderr) = rig.terminate();
+    let (seat, shaker) = (seat.unplug(), shaker.unplug());
+    assert!(status.success(), "{stderr}");
+    for (name, board) in [("seat", &seat), ("shaker", &shaker)] {
+        let last = board.frames.last().unwrap();
+        assert_eq!(
+            [last[0], last[1]],
+            [park(), park()],
+            "{name} parked at exit"
+        );
+        assert_eq!((board.clipped, board.errors), (0, 0), "{name}");
+    }
+    assert!(
+        stderr.contains("motion controller write failed"),
+        "the loss is logged:\n{stderr}"
+    );
+}
+
+#[test]
+fn a_controller_that_stops_reading_never_slows_the_loop_and_rejoins_when_it_reads_again() {
+    // 200-byte decimal frames at 1 kHz: 200 kB/s fill a pty nobody drains within a second.
+    let pad = "x".repeat(180);
+    let pty = Pty::open();
+    let slave = pty.slave_path.clone();
+    let rig = Rig::start("fault-motion-stall", |dir| {
+        let link = dir.join("ttyDEAF");
+        point_link(&link, &slave);
+        let output = format!(
+            "template = \"S<Axis1a>,<Axis2a>;{pad}<10>\"\nbits = 10\nformat = \"decimal\"\nbaud = 4000000\nrate_hz = 1000.0\nserial_port = \"{}\"\npost_open_delay_ms = 0\n",
+            link.display()
+        );
+        format!("{TEST_CONFIG}{}", platform("seat", &output))
+    });
+    // Read for a moment (the link comes up), then stop reading.
+    let read = pty.read_for(Duration::from_millis(1500));
+    assert!(
+        read.len() > 10_000,
+        "frames flow first: {} bytes",
+        read.len()
+    );
+    rig.drain();
+    let marked = rig.status_where(Duration::from_secs(10), "seat marked", |s| {
+        s.contains("(no controller link)")
+    });
+    let late_then = number_after(&marked, "late >1 ms").unwrap();
+    // The loop keeps its rate while the writer waits on the full port.
+    for _ in 0..3 {
+        let status = rig.status_where(Duration::from_secs(3), "loop figures", |s| {
+            number_after(s, "").is_some_and(|hz| hz > 100.0)
+        });
+        let hz = number_after(&status, "").unwrap();
+        assert!(
+            (hz - 1000.0).abs() < 50.0,
+            "the loop keeps 1 kHz while the controller reads nothing: {status}"
+        );
+    }
+    let status = rig.status_where(Duration::from_secs(3), "late count", |s| {
+        s.contains("late >1 ms")
+    });
+    let late_now = number_after(&status, "late >1 ms").unwrap();
+
+    // The controller reads again: the link comes back and the platform rejoins.
+    let drained = pty.read_for(Duration::from_millis(200));
+    assert!(!drained.is_empty());
+    let reader = std::thread::spawn(move || pty.read_for(Duration::from_secs(6)));
+    let back = rig.status_where(Duration::from_secs(6), "rejoined", |s| {
+        s.contains("motion seat: active")
+    });
+    let after = reader.join().unwrap();
+    assert!(
+        after.len() > 50_000,
+        "frames flow again: {} bytes",
+        after.len()
+    );
+    let (status, stderr) = rig.terminate();
+    assert!(status.success(), "{stderr}");
+    assert!(
+        late_now - late_then <= 200.0,
+        "the stalled controller added no late loops of its own (busy host: {late_then} -> {late_now}): {back}"
+    );
+    assert!(
+        stderr.contains("timed out") || stderr.contains("write failed"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_two_second_stop_of_rigd_parks_on_resume_within_the_limits_and_rejoins() {
+    let pty = Pty::open();
+    let slave = pty.slave_path.clone();
+    let board = BoardOnPty::start(pty);
+    let rig = Rig::start("fault-motion-sigstop", |dir| {
+        let link = dir.join("ttySEAT");
+        point_link(&link, &slave);
+        format!("{TEST_CONFIG}{}", platform("seat", &smc3_output(&link)))
+    });
+    board.wait_for(Duration::from_secs(30), running);
+    rig.drain();
+
+    let before = board.frames().len();
+    signal(&rig.child, libc::SIGSTOP);
+    std::thread::sleep(Duration::from_secs(2));
+    let stopped = board.frames().len();
+    signal(&rig.child, libc::SIGCONT);
+    let parking = rig.status_where(Duration::from_secs(10), "fault hold", |s| {
+        s.contains("motion seat: parking (loop fault")
+    });
+    let back = rig.status_where(Duration::from_secs(20), "rejoined", |s| {
+        s.contains("motion seat: active, ")
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let frames = board.frames();
+    assert!(
+        stopped - before <= 5,
+        "nothing is written while rigd is stopped ({} frames)",
+        stopped - before
+    );
+    let resumed = &frames[before..];
+    let parked = resumed
+        .iter()
+        .position(|f| f[0] == park() && f[1] == park())
+        .unwrap_or_else(|| panic!("parked after the resume: {parking}"));
+    assert_ramp(frames[before - 1], resumed, "park and rejoin after SIGCONT");
+    assert!(
+        moving(&resumed[parked..], resumed.len()) > 20,
+        "the seat follows its cues again: {back}"
+    );
+    let faults = number_after(&back, "hold(s): fault").unwrap();
+    assert!(faults >= 1.0, "{back}");
+    let dropped = number_after(&back, "dropped").unwrap();
+    assert!(
+        dropped >= 1500.0,
+        "the stop is counted as dropped time: {back}"
+    );
+    let (status, stderr) = rig.terminate();
+    let board = board.unplug();
+    assert!(status.success(), "{stderr}");
+    assert_eq!((board.clipped, board.errors), (0, 0));
+}

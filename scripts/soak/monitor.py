@@ -1,0 +1,518 @@
+#!/usr/bin/env python3
+"""The soak run behind scripts/soak.sh: starts rigd with everything on at once, plays every
+outside party (telemetry listeners, a motion controller and a serial input device on ptys, a
+listener that comes and goes, an operator reloading the config), samples the process and its
+STATUS= once a minute, and ends with a verdict against the goals in docs/reliability.md, a CSV
+of the series and an SVG plot of them.
+
+Usage: monitor.py --rigd PATH --minutes M --out DIR [--no-tmux]
+"""
+
+import argparse
+import calendar
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import tty
+
+FORMATS = ["native", "outgauge", "outsim-pack2", "forza-fm2023", "forza-horizon",
+           "codemasters", "beamng-motionsim"]
+MOTION_RATE_HZ = 100.0
+AWAY_EVERY_S = 60.0
+AWAY_FOR_S = 15.0
+AWAY_FROM_S = 30.0
+
+
+class Listener:
+    """A loopback UDP listener counting datagrams; `close`/`reopen` make it come and go."""
+
+    def __init__(self, port=0):
+        self.count = 0
+        self.lock = threading.Lock()
+        self.sock = None
+        self.port = port
+        self.open()
+
+    def open(self):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        s.bind(("127.0.0.1", self.port))
+        s.settimeout(0.05)
+        self.port = s.getsockname()[1]
+        self.sock = s
+        self.stop = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        s = self.sock
+        while not self.stop:
+            try:
+                s.recv(4096)
+            except (socket.timeout, OSError):
+                continue
+            with self.lock:
+                self.count += 1
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def open_pty():
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    name = os.ttyname(slave)
+    os.close(slave)
+    os.set_blocking(master, False)
+    return master, name
+
+
+class MotionController:
+    """Reads SMC3 frames `[A hi lo][B hi lo][C hi lo]` from the pty master and times them."""
+
+    FRAME = re.compile(rb"\[A..\]\[B..\]\[C..\]", re.S)
+
+    def __init__(self, master):
+        self.master = master
+        self.frames = 0
+        self.garbage = 0
+        self.gaps = []  # (time, gap s) of gaps over 5 frame periods
+        self.last = None
+        self.stop = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        buf = b""
+        while not self.stop:
+            try:
+                chunk = os.read(self.master, 4096)
+            except (BlockingIOError, OSError):
+                time.sleep(0.002)
+                continue
+            now = time.monotonic()
+            buf += chunk
+            end = 0
+            for m in self.FRAME.finditer(buf):
+                self.garbage += len(buf[end:m.start()].replace(b"[", b"").strip(b"\x00"))
+                end = m.end()
+                self.frames += 1
+                if self.last is not None and now - self.last > 5.0 / MOTION_RATE_HZ:
+                    self.gaps.append((now, now - self.last))
+                self.last = now
+            buf = buf[end:] if end else buf[-64:]
+
+
+class SerialDevice:
+    """A DIY handbrake and shifter writing lines at 50 Hz."""
+
+    def __init__(self, master):
+        self.master = master
+        self.lines = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        n = 0
+        while not self.stop:
+            line = b"H %d\nG %d\n" % (100 + (n * 7) % 800, 1 + (n // 500) % 5)
+            try:
+                os.write(self.master, line)
+                self.lines += 2
+            except (BlockingIOError, OSError):
+                pass
+            n += 1
+            time.sleep(0.02)
+
+
+class Notify:
+    """systemd's notify socket: keeps the latest STATUS= and what the listeners had received
+    when it arrived (`counts()`), so sent and received are compared at one moment."""
+
+    def __init__(self, path, counts):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.2)
+        self.counts = counts
+        self.status = ""
+        self.received_at_status = {}
+        self.ready = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop:
+            try:
+                msg = self.sock.recv(65536).decode(errors="replace")
+            except socket.timeout:
+                continue
+            for line in msg.splitlines():
+                if line.startswith("STATUS=") and " Hz," in line:
+                    self.received_at_status = self.counts()
+                    self.status = line[len("STATUS="):]
+                elif line == "READY=1":
+                    self.ready += 1
+
+
+def number_after(text, label):
+    m = re.search(re.escape(label) + r"\s*([0-9.]+)", text)
+    return float(m.group(1)) if m else None
+
+
+def telemetry_sent(status):
+    """{port: (sent, errors)} from the telemetry part of STATUS= (an F1 output's streams to
+    one port added up)."""
+    out = {}
+    for m in re.finditer(r" to 127\.0\.0\.1:(\d+): sent (\d+), errors (\d+)", status):
+        sent, errors = out.get(int(m.group(1)), (0, 0))
+        out[int(m.group(1))] = (sent + int(m.group(2)), errors + int(m.group(3)))
+    return out
+
+
+def kernel_drops(ports):
+    """{port: datagrams the kernel dropped at our listening socket} (/proc/net/udp)."""
+    drops = {}
+    with open("/proc/net/udp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            port = int(fields[1].split(":")[1], 16)
+            if port in ports:
+                drops[port] = drops.get(port, 0) + int(fields[-1])
+    return drops
+
+
+def hold_windows(log, wall_to_mono):
+    """[(start, end)] in monotonic seconds of the motion holds the log reports."""
+    windows, start = [], None
+    stamp = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)Z")
+    with open(log, errors="replace") as f:
+        for line in f:
+            m = stamp.match(line)
+            if not m:
+                continue
+            t = calendar.timegm(time.strptime(m.group(1)[:19], "%Y-%m-%dT%H:%M:%S"))
+            t += float("0" + m.group(1)[19:]) + wall_to_mono
+            if "left its cues" in line and start is None:
+                start = t
+            elif "rejoins its cues" in line and start is not None:
+                windows.append((start, t))
+                start = None
+    if start is not None:
+        windows.append((start, float("inf")))
+    return windows
+
+
+def proc_sample(pid):
+    with open(f"/proc/{pid}/status") as f:
+        text = f.read()
+    rss_kb = int(re.search(r"VmRSS:\s+(\d+)", text).group(1))
+    threads = int(re.search(r"Threads:\s+(\d+)", text).group(1))
+    fds = len(os.listdir(f"/proc/{pid}/fd"))
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu_ticks = int(fields[11]) + int(fields[12])
+    return rss_kb, fds, threads, cpu_ticks
+
+
+def config_text(ports, away_port, motion_tty, serial_tty, away_rate):
+    parts = ['[sim]\ncar = "road"\ntrack = "circuit"\nrobots = 3\n',
+             '[loop]\npm_qos = "off"\nlock_memory = false\nwhen_nobody_drives = "robot"\n']
+    for fmt in FORMATS:
+        dests = [f'"127.0.0.1:{ports[fmt]}"']
+        if fmt == "native":
+            dests.append(f'"127.0.0.1:{away_port}"')
+        parts.append(f'[[telemetry]]\nformat = "{fmt}"\nrate_hz = 1000\ndestinations = [{", ".join(dests)}]\n')
+    parts.append(f'[[telemetry]]\nformat = "f1-25"\nrate_hz = 60\ndestinations = ["127.0.0.1:{ports["f1-25"]}"]\n')
+    parts.append(f'[[telemetry]]\nformat = "outgauge"\nrate_hz = {away_rate}\n'
+                 f'destinations = ["127.0.0.1:{ports["reloaded"]}"]\n')
+    parts.append(f"""[[motion.platforms]]
+name = "seat"
+
+[motion.platforms.geometry]
+layout = "vertical"
+actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
+crank_radius_m = 0.10
+
+[motion.platforms.actuators]
+range_deg = 60.0
+max_speed_deg_per_s = 120.0
+max_accel_deg_per_s2 = 1200.0
+park_position = -0.8
+
+[[motion.platforms.outputs]]
+preset = "smc3"
+serial_port = "{motion_tty}"
+post_open_delay_ms = 300
+
+[[motion.serial_inputs]]
+name = "handbrake box"
+serial_port = "{serial_tty}"
+gear_selector = true
+
+[[motion.serial_inputs.axes]]
+letter = "H"
+function = "handbrake"
+raw_min = 100
+raw_max = 900
+""")
+    return "\n".join(parts)
+
+
+def svg_plot(rows, columns, path):
+    """Small multiples: one panel per series, minutes on x."""
+    width, panel_h, left, pad = 900, 120, 70, 30
+    height = pad + len(columns) * (panel_h + pad)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           'font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    xs = [r["minute"] for r in rows]
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    for i, (col, label) in enumerate(columns):
+        top = pad + i * (panel_h + pad)
+        ys = [r[col] for r in rows]
+        y0, y1 = min(ys), max(ys)
+        if y1 == y0:
+            y0, y1 = y0 - 1, y1 + 1
+        def px(x):
+            return left + (x - x0) / (x1 - x0) * (width - left - 20)
+        def py(y):
+            return top + panel_h - (y - y0) / (y1 - y0) * panel_h
+        out.append(f'<rect x="{left}" y="{top}" width="{width - left - 20}" height="{panel_h}" '
+                   'fill="none" stroke="#999"/>')
+        out.append(f'<text x="{left}" y="{top - 6}">{label}</text>')
+        out.append(f'<text x="{left - 6}" y="{top + 10}" text-anchor="end">{y1:g}</text>')
+        out.append(f'<text x="{left - 6}" y="{top + panel_h}" text-anchor="end">{y0:g}</text>')
+        points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
+        out.append(f'<polyline points="{points}" fill="none" stroke="#1f5fbf" stroke-width="1.5"/>')
+        for x, y in zip(xs, ys):
+            out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="2" fill="#1f5fbf"/>')
+    out.append(f'<text x="{width / 2}" y="{height - 6}" text-anchor="middle">minutes</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rigd", required=True)
+    ap.add_argument("--minutes", type=float, required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--no-tmux", action="store_true")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    total_s = args.minutes * 60.0
+    sample_s = 60.0 if args.minutes >= 5 else 15.0
+    reload_every_s = min(300.0, total_s / 2)
+
+    listeners = {fmt: Listener() for fmt in FORMATS + ["f1-25", "reloaded"]}
+    away = Listener()
+    away_port = away.port
+    ports = {k: v.port for k, v in listeners.items()}
+    motion_master, motion_tty = open_pty()
+    serial_master, serial_tty = open_pty()
+    motion = MotionController(motion_master)
+    serial = SerialDevice(serial_master)
+    notify_path = os.path.join(args.out, "notify.sock")
+    if os.path.exists(notify_path):
+        os.unlink(notify_path)
+    notify = Notify(notify_path, lambda: {l.port: l.count for l in
+                                          list(listeners.values()) + [away]})
+    config = os.path.join(args.out, "rigd.toml")
+    away_rate = 100
+    with open(config, "w") as f:
+        f.write(config_text(ports, away_port, motion_tty, serial_tty, away_rate))
+    log = os.path.join(args.out, "rigd.log")
+
+    session = None
+    env = dict(os.environ, NOTIFY_SOCKET=notify_path)
+    for k in ("WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"):
+        env.pop(k, None)
+    use_tmux = not args.no_tmux and subprocess.call(["sh", "-c", "command -v tmux"],
+                                                    stdout=subprocess.DEVNULL) == 0
+    if use_tmux:
+        session = f"rigd-soak-{os.getpid()}"
+        subprocess.check_call(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "48",
+                               f"exec env NOTIFY_SOCKET={notify_path} {args.rigd} --config {config} "
+                               f"run 2>{log}"])
+        pid = int(subprocess.check_output(["tmux", "list-panes", "-t", session, "-F",
+                                           "#{pane_pid}"]).split()[0])
+        child = None
+    else:
+        child = subprocess.Popen([args.rigd, "--config", config, "run", "--no-display"], env=env,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=open(log, "w"))
+        pid = child.pid
+    start = time.monotonic()
+    while notify.ready < 1:
+        if time.monotonic() - start > 60:
+            sys.exit("soak: rigd did not report READY=1 within 60 s; see " + log)
+        time.sleep(0.1)
+    start = time.monotonic()
+    wall_to_mono = start - time.time()
+    clk = os.sysconf("SC_CLK_TCK")
+    rows = []
+    away_windows = []
+    reloads = []
+    is_away = False
+    next_sample = start + sample_s
+    next_reload = start + reload_every_s
+    last_cpu = proc_sample(pid)[3]
+    last_t = start
+    last_motion = motion.frames
+    status_at_sample = ""
+    screen = ""
+    while time.monotonic() - start < total_s:
+        time.sleep(0.2)
+        now = time.monotonic()
+        t = now - start
+        phase = (t - AWAY_FROM_S) % AWAY_EVERY_S if t >= AWAY_FROM_S else None
+        want_away = phase is not None and phase < AWAY_FOR_S and t + AWAY_FOR_S < total_s
+        if want_away and not is_away:
+            away.close()
+            away_windows.append([now, None])
+            is_away = True
+        elif not want_away and is_away:
+            away.open()
+            away_windows[-1][1] = now
+            is_away = False
+        if now >= next_reload and now + 20 < start + total_s:
+            away_rate = 200 if away_rate == 100 else 100
+            tmp = config + ".new"
+            with open(tmp, "w") as f:
+                f.write(config_text(ports, away_port, motion_tty, serial_tty, away_rate))
+            os.rename(tmp, config)
+            os.kill(pid, signal.SIGHUP)
+            reloads.append(now)
+            next_reload += reload_every_s
+        if now >= next_sample:
+            rss_kb, fds, threads, cpu = proc_sample(pid)
+            status = notify.status
+            row = {
+                "minute": round(t / 60.0, 2),
+                "rss_mb": round(rss_kb / 1024.0, 3),
+                "fds": fds,
+                "threads": threads,
+                "cpu_percent": round(100.0 * (cpu - last_cpu) / clk / (now - last_t), 2),
+                "tick_hz": number_after(status, "") or 0.0,
+                "wake_p99_us": number_after(status, "wake p99") or 0.0,
+                "late_1ms": number_after(status, "late >1 ms") or 0.0,
+                "dropped_ms": number_after(status, "dropped") or 0.0,
+                "motion_frames_per_s": round((motion.frames - last_motion) / (now - last_t), 1),
+                "native_received": listeners["native"].count,
+            }
+            rows.append(row)
+            print("soak: " + ", ".join(f"{k} {v}" for k, v in row.items()), flush=True)
+            last_cpu, last_t, last_motion = cpu, now, motion.frames
+            status_at_sample = status
+            next_sample += sample_s
+            if use_tmux:
+                screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                                        capture_output=True, text=True).stdout
+    if is_away:
+        away.open()
+        away_windows[-1][1] = time.monotonic()
+    # Let the last second of packets land and the last STATUS= come, then stop rigd.
+    time.sleep(1.5)
+    final_status, received = notify.status, notify.received_at_status
+    drops = kernel_drops({l.port for l in list(listeners.values()) + [away]})
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        if child is not None and child.poll() is not None:
+            break
+        time.sleep(0.05)
+    exit_code = child.wait(timeout=5) if child is not None else None
+    if use_tmux:
+        subprocess.call(["tmux", "kill-session", "-t", session], stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    for l in list(listeners.values()) + [away]:
+        l.close()
+    motion.stop = serial.stop = notify.stop = True
+
+    # Verdict.
+    sent = telemetry_sent(final_status)
+    lost = {}
+    for name, l in list(listeners.items()) + [("native (comes and goes)", away)]:
+        s_, e = sent.get(l.port, (0, 0))
+        lost[name] = {"sent": s_, "errors": e, "received": received.get(l.port, 0),
+                      "in_flight_or_lost": s_ - received.get(l.port, 0),
+                      "kernel_drops": drops.get(l.port, 0)}
+    away_s = sum(b - a for a, b in away_windows)
+    gone = lost["native (comes and goes)"]
+    gone_unaccounted = gone["sent"] + gone["errors"] - gone["received"]
+    after_first = [r for r in rows if r["minute"] > 1.0] or rows[-1:]
+    rss_growth = after_first[-1]["rss_mb"] - after_first[0]["rss_mb"]
+    holds = hold_windows(log, wall_to_mono)
+    excused = [(r, r + 5.0) for r in reloads] + [(a - 0.2, b + 1.0) for a, b in holds]
+    motion_gaps = [g for (at, g) in motion.gaps
+                   if not any(a <= at and at - g <= b for a, b in excused)]
+    checks = [
+        ("RSS growth after the first minute <= 1 MB", rss_growth <= 1.0, f"{rss_growth:+.3f} MB"),
+        ("open fds constant", len({r["fds"] for r in after_first}) == 1,
+         sorted({r["fds"] for r in after_first})),
+        ("threads constant", len({r["threads"] for r in after_first}) == 1,
+         sorted({r["threads"] for r in after_first})),
+        ("no lost motion frames (no gap over 50 ms outside a hold or a reload, no torn frame)",
+         not motion_gaps and motion.garbage == 0,
+         f"{motion.frames} frames, {len(holds)} hold(s), unexplained gaps "
+         f"{[round(g, 3) for g in motion_gaps][:5]}, garbage bytes {motion.garbage}"),
+        ("no telemetry lost to a listener that stayed (no send error, no kernel drop, all "
+         "received but what was in flight)",
+         all(v["errors"] == 0 and v["kernel_drops"] == 0 and abs(v["in_flight_or_lost"]) <= 100
+             for k, v in lost.items() if "comes" not in k),
+         {k: (v["in_flight_or_lost"], v["kernel_drops"]) for k, v in lost.items()
+          if "comes" not in k}),
+        ("loss at the listener that comes and goes only while it is away (at most its rate "
+         "times the time away)",
+         gone_unaccounted <= 1.05 * 1000 * away_s + 100,
+         f"{gone_unaccounted} not received of {gone['sent'] + gone['errors']} due, "
+         f"{away_s:.0f} s away at 1000 Hz, {gone['errors']} refused"),
+        ("rigd exited cleanly", exit_code in (0, None), exit_code),
+    ]
+    summary = {
+        "minutes": args.minutes, "samples": rows, "telemetry": lost, "reloads": len(reloads),
+        "motion_holds": len(holds),
+        "away_windows": len(away_windows), "serial_lines_written": serial.lines,
+        "final_status": final_status, "checks": [[n, ok, str(d)] for n, ok, d in checks],
+    }
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    with open(os.path.join(args.out, "series.csv"), "w") as f:
+        f.write(",".join(rows[0].keys()) + "\n")
+        for r in rows:
+            f.write(",".join(str(v) for v in r.values()) + "\n")
+    svg_plot(rows, [("rss_mb", "RSS, MB"), ("fds", "open fds"), ("threads", "threads"),
+                    ("cpu_percent", "CPU, % of one core"), ("wake_p99_us", "loop wake p99, us"),
+                    ("late_1ms", "late ticks > 1 ms (since start)"),
+                    ("dropped_ms", "dropped time, ms (since start)"),
+                    ("motion_frames_per_s", "motion frames written per s")],
+             os.path.join(args.out, "soak.svg"))
+    if screen:
+        with open(os.path.join(args.out, "dashboard.txt"), "w") as f:
+            f.write(screen)
+    print(f"soak: {args.minutes:g} min, {len(rows)} samples, {len(reloads)} reload(s), "
+          f"{len(away_windows)} listener absence(s); status at the last sample: {status_at_sample}")
+    failed = 0
+    for name, ok, detail in checks:
+        print(f"soak: {'PASS' if ok else 'FAIL'}  {name}: {detail}")
+        failed += not ok
+    print(f"soak: series {args.out}/series.csv, plot {args.out}/soak.svg, log {log}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
