@@ -34,10 +34,8 @@ use crate::steering::{FrontWheelAngles, Steering};
 use crate::suspension::{Alignment, Suspension};
 use crate::telemetry::CarTelemetry;
 use crate::track::{Track, TrackCoord, TrackHint};
+use crate::tyre::thermal::TyreCondition;
 use crate::tyre::{SlipState, Tyre};
-
-/// Tyre temperature reported until a thermal model exists, degrees C.
-pub const PLACEHOLDER_TYRE_TEMPERATURE_C: f64 = 80.0;
 
 /// Fixed geometry of one corner.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,6 +69,8 @@ pub struct CarState {
     pub wheel_omega: [f64; 4],
     /// Tyre carcass deflections.
     pub slip: [SlipState; 4],
+    /// Tyre temperatures, pressure and wear (and the grip and stiffness factors from them).
+    pub tyres: [TyreCondition; 4],
 }
 
 /// A car ready to step.
@@ -219,6 +219,7 @@ impl Car {
             position: base + normal * c.cog_height_m,
             orientation: Quat::from_to(Vec3::Z, normal).product(Quat::from_yaw(yaw_rad)),
             travel,
+            tyres: [car.tyre.thermal.start_condition(); 4],
             ..CarState::default()
         };
         car.state = car.start_state;

@@ -83,6 +83,8 @@ impl Car {
             position: pose.position,
             orientation: pose.orientation,
             travel: pose.travel,
+            // Finite by construction (the thermal update bounds every value it writes).
+            tyres: self.state.tyres,
         };
         self.telemetry = Default::default();
         self.refresh_track_coord(track);
