@@ -295,10 +295,10 @@ fn beamng_motionsim_88_matches_hand_built_bytes() {
 #[test]
 fn native_matches_the_documented_layout() {
     let f = frame();
-    let mut g = Golden::new(1020);
+    let mut g = Golden::new(1116);
     g.bytes(0, b"RIGD");
-    g.u16(4, 2);
-    g.u16(6, 1020);
+    g.u16(4, 3);
+    g.u16(6, 1116);
     g.u32(8, 12345);
     g.u16(12, 0);
     g.f64(14, 12.5);
@@ -363,6 +363,11 @@ fn native_matches_the_documented_layout() {
     g.u64(996, 1);
     g.f64(1004, 0.5);
     g.f64(1012, 9.5); // physics step p99 (version 2)
+    for i in 0..4 {
+        // Carcass temperature, pressure, wear (version 3).
+        let w = wheel(i);
+        g.f64s(1020 + 24 * i, &[w.carcass_temperature_c, w.pressure_kpa, w.wear]);
+    }
     assert_eq!(f.sequence, 12345);
     assert_bytes_eq(&encoded(Format::Native), &g.0);
 }

@@ -19,7 +19,7 @@ use rig_types::{
 /// The four bytes every native packet starts with.
 pub const NATIVE_MAGIC: [u8; 4] = *b"RIGD";
 /// Layout version; receivers reject any other.
-pub const NATIVE_VERSION: u16 = 2;
+pub const NATIVE_VERSION: u16 = 3;
 /// Size of a native packet.
 pub const NATIVE_LEN: usize = core::mem::size_of::<NativePacket>();
 
@@ -99,7 +99,7 @@ pub struct NativeWheel {
     pub suspension_travel_m: F64,
     /// Suspension velocity, m/s.
     pub suspension_velocity_mps: F64,
-    /// Tyre temperature, degC.
+    /// Tyre tread surface temperature, degC.
     pub temperature_c: F64,
     /// Drive torque, N m.
     pub drive_torque_nm: F64,
@@ -252,6 +252,22 @@ pub struct NativeHealth {
 }
 const _: () = assert!(core::mem::size_of::<NativeHealth>() == 80);
 
+/// One tyre's condition beyond the surface temperature in [`NativeWheel`] (3 f64 = 24
+/// bytes). Appended in version 3.
+#[derive(
+    Debug, Clone, Copy, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct NativeTyre {
+    /// Carcass temperature, degC.
+    pub carcass_temperature_c: F64,
+    /// Inflation pressure (gauge), kPa.
+    pub pressure_kpa: F64,
+    /// Tread wear, 0 (new) to 1 (worn out).
+    pub wear: F64,
+}
+const _: () = assert!(core::mem::size_of::<NativeTyre>() == 24);
+
 /// The whole native packet.
 #[derive(
     Debug, Clone, Copy, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
@@ -274,8 +290,10 @@ pub struct NativePacket {
     pub lap: NativeLap,
     /// Bytes 940..1020.
     pub health: NativeHealth,
+    /// Bytes 1020..1116: FL, FR, RL, RR (version 3).
+    pub tyres: [NativeTyre; 4],
 }
-const _: () = assert!(core::mem::size_of::<NativePacket>() == 1020);
+const _: () = assert!(core::mem::size_of::<NativePacket>() == 1116);
 
 /// The u8 code of a surface: 0 asphalt, 1 kerb, 2 grass, 3 gravel, 4 wet.
 pub fn surface_code(surface: SurfaceKind) -> u8 {
@@ -461,6 +479,11 @@ pub fn encode(frame: &Frame) -> NativePacket {
         },
         lap: encode_lap(car),
         health: encode_health(&frame.health),
+        tyres: car.wheels.map(|w| NativeTyre {
+            carcass_temperature_c: F64::new(w.carcass_temperature_c),
+            pressure_kpa: F64::new(w.pressure_kpa),
+            wear: F64::new(w.wear),
+        }),
     }
 }
 
@@ -506,7 +529,7 @@ impl NativePacket {
         let h = &self.health;
         let s = &self.steering;
         let mut wheels = [WheelTelemetry::default(); 4];
-        for (out, w) in wheels.iter_mut().zip(&self.wheels) {
+        for ((out, w), t) in wheels.iter_mut().zip(&self.wheels).zip(&self.tyres) {
             *out = WheelTelemetry {
                 load_n: w.load_n.get(),
                 slip_ratio: w.slip_ratio.get(),
@@ -520,6 +543,9 @@ impl NativePacket {
                 suspension_travel_m: w.suspension_travel_m.get(),
                 suspension_velocity_mps: w.suspension_velocity_mps.get(),
                 temperature_c: w.temperature_c.get(),
+                carcass_temperature_c: t.carcass_temperature_c.get(),
+                pressure_kpa: t.pressure_kpa.get(),
+                wear: t.wear.get(),
                 drive_torque_nm: w.drive_torque_nm.get(),
                 brake_torque_nm: w.brake_torque_nm.get(),
                 surface: surface_from_code(w.surface)?,
