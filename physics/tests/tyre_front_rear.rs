@@ -148,24 +148,31 @@ fn bad_axle_tables_name_the_line_and_the_fix() {
     assert!(err.message.contains("check the path"), "{err}");
 }
 
+/// The road car's text with `extra` added to its `[tyre.thermal]` table.
+fn with_thermal(extra: &str) -> String {
+    let last = "window_width_c = 45.0";
+    assert!(road_text().contains(last));
+    road_text().replace(last, &format!("{last}\n{extra}"))
+}
+
 #[test]
 fn bad_thermal_values_name_the_line_and_the_fix() {
     let line_of = |text: &str, start: &str| {
         text.lines().position(|l| l.starts_with(start)).unwrap() + 1
     };
-    let text = with_axle_tables("[tyre.thermal]\nworn_grip = 1.5\n");
+    let text = with_thermal("worn_grip = 1.5");
     let err = CarSpec::from_toml(&text, "cars/test.toml").unwrap_err();
     assert_eq!(err.field, "tyre.thermal.worn_grip");
     assert_eq!(err.line, line_of(&text, "worn_grip = 1.5"));
     // A surface node too light for the explicit step.
-    let text = with_axle_tables("[tyre.thermal]\nsurface_carcass_conductance_w_per_k = 90000.0\n");
+    let text = with_thermal("surface_carcass_conductance_w_per_k = 90000.0");
     let err = CarSpec::from_toml(&text, "cars/test.toml").unwrap_err();
     assert_eq!(err.field, "tyre.thermal.surface_heat_capacity_j_per_k");
     assert!(err.message.contains("raise the heat capacity"), "{err}");
-    let text = with_axle_tables("[tyre.thermal]\noptimum_temp = 90\n");
+    let text = with_thermal("optimum_temp = 90");
     let err = CarSpec::from_toml(&text, "cars/test.toml").unwrap_err();
     assert_eq!(err.line, line_of(&text, "optimum_temp = 90"), "{err}");
-    // Off switch as a dotted key in [tyre].
-    let text = road_text().replace("spin_inertia_kgm2 = 1.2", "spin_inertia_kgm2 = 1.2\nthermal.enabled = false");
+    // The off switch.
+    let text = with_thermal("enabled = false");
     assert!(!CarSpec::from_toml(&text, "cars/test.toml").unwrap().tyre.thermal.enabled);
 }
