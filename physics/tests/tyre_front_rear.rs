@@ -46,8 +46,14 @@ fn a_grippier_rear_tyre_makes_the_car_understeer_more() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut grippy = BUILTIN_TIR.to_string();
     for (line, scaled) in [
-        ("PDY1                     = -0.990", "PDY1                     = -1.1385"),
-        ("PKY1                     = -14.95", "PKY1                     = -17.1925"),
+        (
+            "PDY1                     = -0.990",
+            "PDY1                     = -1.1385",
+        ),
+        (
+            "PKY1                     = -14.95",
+            "PKY1                     = -17.1925",
+        ),
     ] {
         assert!(grippy.contains(line), "{line}");
         grippy = grippy.replace(line, scaled);
@@ -61,8 +67,13 @@ fn a_grippier_rear_tyre_makes_the_car_understeer_more() {
     assert!((rear.pdy1 / front.pdy1 - 1.15).abs() < 1e-12);
     assert!((rear.pky1 / front.pky1 - 1.15).abs() < 1e-12);
     let grippy_rear = understeer_deg_per_g(&spec);
-    println!("understeer gradient: equal tyres {base:.3} deg/g, grippier rear {grippy_rear:.3} deg/g");
-    assert!(grippy_rear > base + 0.2, "{grippy_rear} deg/g against {base} deg/g");
+    println!(
+        "understeer gradient: equal tyres {base:.3} deg/g, grippier rear {grippy_rear:.3} deg/g"
+    );
+    assert!(
+        grippy_rear > base + 0.2,
+        "{grippy_rear} deg/g against {base} deg/g"
+    );
 }
 
 #[test]
@@ -81,18 +92,25 @@ fn an_axle_grip_scale_scales_that_axle_s_forces_only() {
         (1..300)
             .map(|i| {
                 let alpha = [i as f64 * 1e-3; 4];
-                tyre.forces4([0.0; 4], alpha, [0.0; 4], [4000.0; 4], [1.0; 4])[lane].fy.abs()
+                tyre.forces4([0.0; 4], alpha, [0.0; 4], [4000.0; 4], [1.0; 4])[lane]
+                    .fy
+                    .abs()
             })
             .fold(0.0, f64::max)
     });
     println!("at 0.3 rad: front {front:.1} N, rear {rear:.1} N; peaks {front_peak:.1} N, {rear_peak:.1} N");
-    assert!((rear_peak / front_peak - 1.15).abs() < 2e-3, "{rear_peak} / {front_peak}");
+    assert!(
+        (rear_peak / front_peak - 1.15).abs() < 2e-3,
+        "{rear_peak} / {front_peak}"
+    );
 }
 
 #[test]
 fn the_same_set_named_per_axle_is_the_single_form_bit_for_bit() {
     let single = car("road");
-    let text = with_axle_tables(&format!("[tyre.front]\n{SET}\n[tyre.rear]\n{SET}\ngrip_scale_long = 1.0\n"));
+    let text = with_axle_tables(&format!(
+        "[tyre.front]\n{SET}\n[tyre.rear]\n{SET}\ngrip_scale_long = 1.0\n"
+    ));
     let per_axle = CarSpec::from_toml(&text, "cars/test.toml").unwrap();
     assert!(per_axle.tyre.rear.is_some());
     let mut world = World::new(Track::flat());
@@ -120,15 +138,17 @@ fn the_same_set_named_per_axle_is_the_single_form_bit_for_bit() {
 
 #[test]
 fn bad_axle_tables_name_the_line_and_the_fix() {
-    let line_of = |text: &str, start: &str| {
-        text.lines().position(|l| l.starts_with(start)).unwrap() + 1
-    };
+    let line_of =
+        |text: &str, start: &str| text.lines().position(|l| l.starts_with(start)).unwrap() + 1;
     // Unknown set.
     let text = with_axle_tables("[tyre.rear]\ncoefficients = \"slicks\"\n");
     let err = CarSpec::from_toml(&text, "cars/test.toml").unwrap_err();
     assert_eq!(err.field, "tyre.rear.coefficients");
     assert_eq!(err.line, line_of(&text, "coefficients = \"slicks\""));
-    assert!(err.message.contains("pacejka2006_205_60r15") && err.message.contains(".tir"), "{err}");
+    assert!(
+        err.message.contains("pacejka2006_205_60r15") && err.message.contains(".tir"),
+        "{err}"
+    );
     // Unknown key.
     let text = with_axle_tables(&format!("[tyre.front]\n{SET}\nradius_m = 0.3\n"));
     let err = CarSpec::from_toml(&text, "cars/test.toml").unwrap_err();
@@ -157,9 +177,8 @@ fn with_thermal(extra: &str) -> String {
 
 #[test]
 fn bad_thermal_values_name_the_line_and_the_fix() {
-    let line_of = |text: &str, start: &str| {
-        text.lines().position(|l| l.starts_with(start)).unwrap() + 1
-    };
+    let line_of =
+        |text: &str, start: &str| text.lines().position(|l| l.starts_with(start)).unwrap() + 1;
     let text = with_thermal("worn_grip = 1.5");
     let err = CarSpec::from_toml(&text, "cars/test.toml").unwrap_err();
     assert_eq!(err.field, "tyre.thermal.worn_grip");
@@ -174,5 +193,11 @@ fn bad_thermal_values_name_the_line_and_the_fix() {
     assert_eq!(err.line, line_of(&text, "optimum_temp = 90"), "{err}");
     // The off switch.
     let text = with_thermal("enabled = false");
-    assert!(!CarSpec::from_toml(&text, "cars/test.toml").unwrap().tyre.thermal.enabled);
+    assert!(
+        !CarSpec::from_toml(&text, "cars/test.toml")
+            .unwrap()
+            .tyre
+            .thermal
+            .enabled
+    );
 }

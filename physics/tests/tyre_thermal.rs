@@ -20,9 +20,13 @@ const TRACK_C: f64 = 25.0;
 /// `slip_w`, rolling power `rolling_w` at `speed_mps` on the road: the two-node linear
 /// system of docs/tyres.md solved by Cramer's rule.
 fn closed_form(s: &ThermalSpec, slip_w: f64, rolling_w: f64, speed_mps: f64) -> (f64, f64) {
-    let h = s.convection_still_w_per_m2k + s.convection_speed_w_per_m2k_per_sqrt_mps * speed_mps.sqrt();
+    let h =
+        s.convection_still_w_per_m2k + s.convection_speed_w_per_m2k_per_sqrt_mps * speed_mps.sqrt();
     let (h_s, h_c) = (h * s.surface_area_m2, h * s.sidewall_area_m2);
-    let (g_sc, g_r) = (s.surface_carcass_conductance_w_per_k, s.road_conductance_w_per_k);
+    let (g_sc, g_r) = (
+        s.surface_carcass_conductance_w_per_k,
+        s.road_conductance_w_per_k,
+    );
     let q_s = s.slip_heat_share * s.slip_heat_surface_share * slip_w;
     let q_c = s.slip_heat_share * (1.0 - s.slip_heat_surface_share) * slip_w + rolling_w;
     let (a11, a12, b1) = (g_sc + h_s + g_r, -g_sc, q_s + h_s * AIR_C + g_r * TRACK_C);
@@ -40,7 +44,11 @@ fn run(model: &ThermalModel, tyre: &mut TyreCondition, input: HeatInput, speed: 
 
 #[test]
 fn constant_slip_power_reaches_the_closed_form_steady_state_within_two_percent() {
-    for (slip_w, rolling_w, speed) in [(2000.0, 500.0, 30.0), (6000.0, 1200.0, 50.0), (0.0, 800.0, 20.0)] {
+    for (slip_w, rolling_w, speed) in [
+        (2000.0, 500.0, 30.0),
+        (6000.0, 1200.0, 50.0),
+        (0.0, 800.0, 20.0),
+    ] {
         let spec = ThermalSpec {
             start_temp_c: Some(AIR_C),
             ..ThermalSpec::default()
@@ -59,7 +67,11 @@ fn constant_slip_power_reaches_the_closed_form_steady_state_within_two_percent()
             tyre.surface_c, tyre.carcass_c, tyre.gas_c
         );
         // Within 2 % of the rise above the air (stricter than 2 % of the temperature).
-        for (got, want) in [(tyre.surface_c, surface), (tyre.carcass_c, carcass), (tyre.gas_c, carcass)] {
+        for (got, want) in [
+            (tyre.surface_c, surface),
+            (tyre.carcass_c, carcass),
+            (tyre.gas_c, carcass),
+        ] {
             assert!(want - AIR_C > 5.0, "the case heats the tyre ({want} C)");
             assert!(
                 ((got - AIR_C) / (want - AIR_C) - 1.0).abs() < 0.02,
@@ -88,7 +100,10 @@ fn pressure_follows_the_gas_law_at_constant_volume() {
     for _ in 0..10 {
         run(&model, &mut tyre, input, 40.0, 30.0);
         let ratio = (tyre.pressure_kpa + ATMOSPHERE_KPA) / (tyre.gas_c + ZERO_C_IN_K);
-        assert!((ratio / invariant - 1.0).abs() < 1e-12, "{ratio} against {invariant}");
+        assert!(
+            (ratio / invariant - 1.0).abs() < 1e-12,
+            "{ratio} against {invariant}"
+        );
         assert!(tyre.gas_c > last_gas, "the gas warms");
         last_gas = tyre.gas_c;
     }
@@ -99,7 +114,10 @@ fn pressure_follows_the_gas_law_at_constant_volume() {
     let cold = (spec.hot_pressure_kpa + ATMOSPHERE_KPA) * (AIR_C + ZERO_C_IN_K)
         / (spec.optimum_temp_c + ZERO_C_IN_K)
         - ATMOSPHERE_KPA;
-    assert!((at(AIR_C) - cold).abs() < 1e-9 && (cold - 161.7).abs() < 0.1, "{cold}");
+    assert!(
+        (at(AIR_C) - cold).abs() < 1e-9 && (cold - 161.7).abs() < 0.1,
+        "{cold}"
+    );
     // Stiffness linear in the pressure: s_p dp/p.
     let c = TyreCondition::at(&spec, AIR_C);
     let dp = (c.pressure_kpa - spec.hot_pressure_kpa) / spec.hot_pressure_kpa;
@@ -110,7 +128,11 @@ fn pressure_follows_the_gas_law_at_constant_volume() {
 fn grip_falls_outside_the_temperature_window() {
     let spec = ThermalSpec::default();
     let model = ThermalModel::new(&spec);
-    let (opt, width, far) = (spec.optimum_temp_c, spec.window_width_c, spec.grip_far_from_window);
+    let (opt, width, far) = (
+        spec.optimum_temp_c,
+        spec.window_width_c,
+        spec.grip_far_from_window,
+    );
     assert_eq!(model.window_grip(opt), 1.0);
     let half = 1.0 - 0.5 * (1.0 - far);
     for side in [-1.0, 1.0] {
@@ -118,7 +140,11 @@ fn grip_falls_outside_the_temperature_window() {
         let mut last = 1.0;
         for k in 1..=40 {
             let g = model.window_grip(opt + side * k as f64 * 5.0);
-            assert!(g < last && g > far, "grip {g} at {} C", opt + side * k as f64 * 5.0);
+            assert!(
+                g < last && g > far,
+                "grip {g} at {} C",
+                opt + side * k as f64 * 5.0
+            );
             last = g;
         }
     }
@@ -129,13 +155,20 @@ fn grip_falls_outside_the_temperature_window() {
     let window = 1.0 - (1.0 - far) * x.powi(4) / (1.0 + x.powi(4));
     let dp = (cold.pressure_kpa - spec.hot_pressure_kpa) / spec.hot_pressure_kpa;
     let expected = window * (1.0 + spec.grip_pressure_sensitivity * dp);
-    assert!((cold.grip - expected).abs() < 1e-12 && cold.grip < 0.85, "{}", cold.grip);
+    assert!(
+        (cold.grip - expected).abs() < 1e-12 && cold.grip < 0.85,
+        "{}",
+        cold.grip
+    );
 }
 
 /// The largest |Fx| over a fine sweep of slip ratios at `fz` with friction scale `grip`.
 fn peak_fx(grip: f64, fz: f64) -> f64 {
     let tyre = PACEJKA_2006_205_60R15.prepare();
-    let scale = rig_physics::tyre::mf61::GripScale { mu_x: grip, mu_y: grip };
+    let scale = rig_physics::tyre::mf61::GripScale {
+        mu_x: grip,
+        mu_y: grip,
+    };
     (0..=4000)
         .map(|i| tyre.combined(i as f64 * 1e-4, 0.0, fz, scale).fx.abs())
         .fold(0.0, f64::max)
@@ -157,7 +190,11 @@ fn wear_rises_with_slip_energy_and_lowers_peak_friction_as_specified() {
         run(&model, &mut tyre, input, 30.0, 600.0);
         // dW/dt = P_slip / E_life.
         let expected = slip_w * 600.0 / life_j;
-        assert!((tyre.wear / expected - 1.0).abs() < 1e-6, "wear {} against {expected}", tyre.wear);
+        assert!(
+            (tyre.wear / expected - 1.0).abs() < 1e-6,
+            "wear {} against {expected}",
+            tyre.wear
+        );
         worn.push(tyre.wear);
     }
     assert!(worn[0] < worn[1] && worn[1] < worn[2]);
@@ -171,7 +208,10 @@ fn wear_rises_with_slip_energy_and_lowers_peak_friction_as_specified() {
         // The Magic Formula's peak longitudinal force scales with it.
         let fz = 4000.0;
         let ratio = peak_fx(tyre.grip, fz) / peak_fx(1.0, fz);
-        assert!((ratio - factor).abs() < 2e-3, "peak ratio {ratio} against {factor} at wear {wear}");
+        assert!(
+            (ratio - factor).abs() < 2e-3,
+            "peak ratio {ratio} against {factor} at wear {wear}"
+        );
     }
 }
 
@@ -184,8 +224,15 @@ fn the_defaults_integrate_stably_with_time_constants_as_documented() {
     assert!(worst * DT < 0.01, "rates {rates:?} 1/s");
     // Node time constants at 30 m/s (docs/tyres.md): surface under 2 s, gas 8 s, carcass a minute.
     let tau = spec.node_rates_per_s(30.0).map(|r| 1.0 / r);
-    println!("time constants at 30 m/s: surface {:.2} s, carcass {:.0} s, gas {:.1} s", tau[0], tau[1], tau[2]);
-    assert!((1.0..2.0).contains(&tau[0]) && (40.0..120.0).contains(&tau[1]) && (5.0..12.0).contains(&tau[2]));
+    println!(
+        "time constants at 30 m/s: surface {:.2} s, carcass {:.0} s, gas {:.1} s",
+        tau[0], tau[1], tau[2]
+    );
+    assert!(
+        (1.0..2.0).contains(&tau[0])
+            && (40.0..120.0).contains(&tau[1])
+            && (5.0..12.0).contains(&tau[2])
+    );
 }
 
 /// Drives a car in a steady circle for `seconds`; returns its four tyre conditions.

@@ -231,7 +231,9 @@ fn forza_fm2023_331_has_tyre_wear_and_track() {
     let mut g = Golden::new(331);
     forza_sled(&mut g);
     forza_dash(&mut g, 232);
-    g.f32s(311, &[0.0; 4]); // tyre wear: new
+    // Tyre wear 0..1 from the tyre model, FL FR RL RR.
+    let wear: Vec<f64> = (0..4).map(|i| wheel(i).wear).collect();
+    g.f32s(311, &wear);
     g.i32(327, 0); // track ordinal
     assert_bytes_eq(&encoded(Format::ForzaFm2023), &g.0);
 }
@@ -254,6 +256,7 @@ fn codemasters_264_matches_hand_built_bytes() {
         g.f32(at(17 + slot), w.suspension_travel_m * 1000.0); // mm
         g.f32(at(21 + slot), w.suspension_velocity_mps * 1000.0); // mm/s
         g.f32(at(25 + slot), w.angular_velocity_radps * w.radius_m); // m/s
+        g.f32(at(55 + slot), w.pressure_kpa / 6.894_757); // psi
     }
     g.f32(at(29), 0.75);
     g.f32(at(30), -0.25); // steer: +right
@@ -366,7 +369,10 @@ fn native_matches_the_documented_layout() {
     for i in 0..4 {
         // Carcass temperature, pressure, wear (version 3).
         let w = wheel(i);
-        g.f64s(1020 + 24 * i, &[w.carcass_temperature_c, w.pressure_kpa, w.wear]);
+        g.f64s(
+            1020 + 24 * i,
+            &[w.carcass_temperature_c, w.pressure_kpa, w.wear],
+        );
     }
     assert_eq!(f.sequence, 12345);
     assert_bytes_eq(&encoded(Format::Native), &g.0);

@@ -195,12 +195,12 @@ fn native_view_carries_health_and_ffb() {
 #[test]
 fn native_rejects_other_versions_and_magic() {
     let mut bytes = encode(Format::Native);
-    bytes[4] = 3;
+    bytes[4] = 4;
     assert_eq!(
         Format::Native.decode(&bytes),
         Err(DecodeError::UnsupportedVersion {
-            found: 3,
-            supported: 2
+            found: 4,
+            supported: 3
         })
     );
     bytes[0] = b'X';
@@ -226,7 +226,7 @@ fn a_version_1_packet_is_named_as_such_not_as_an_unknown_size() {
         err,
         DecodeError::UnsupportedVersion {
             found: 1,
-            supported: 2
+            supported: 3
         }
     );
     assert!(

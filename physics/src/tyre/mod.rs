@@ -113,9 +113,6 @@ pub struct AxleTyreSpec {
     pub set_grip: GripScale,
 }
 
-/// The axle index of each wheel (FL FR RL RR): 0 front, 1 rear.
-pub const WHEEL_AXLE: [usize; 4] = [0, 0, 1, 1];
-
 fn one() -> f64 {
     1.0
 }
@@ -185,7 +182,10 @@ impl TyreSpec {
     /// `origin` (errors in the file carry its own path and line).
     pub fn resolve(&mut self, text: &str, origin: &str) -> Result<(), DataError> {
         (self.set, self.set_grip) = load_set(&self.coefficients, "tyre", text, origin)?;
-        for (axle, name) in [(&mut self.front, "tyre.front"), (&mut self.rear, "tyre.rear")] {
+        for (axle, name) in [
+            (&mut self.front, "tyre.front"),
+            (&mut self.rear, "tyre.rear"),
+        ] {
             if let Some(axle) = axle {
                 (axle.set, axle.set_grip) = load_set(&axle.coefficients, name, text, origin)?;
             }
@@ -366,8 +366,18 @@ impl Tyre {
             rear_mf: (rear != mf).then(|| rear.prepare()),
             grip: front_grip,
             lane_grip: [
-                F64x4::from_array([front_grip.mu_x, front_grip.mu_x, rear_grip.mu_x, rear_grip.mu_x]),
-                F64x4::from_array([front_grip.mu_y, front_grip.mu_y, rear_grip.mu_y, rear_grip.mu_y]),
+                F64x4::from_array([
+                    front_grip.mu_x,
+                    front_grip.mu_x,
+                    rear_grip.mu_x,
+                    rear_grip.mu_x,
+                ]),
+                F64x4::from_array([
+                    front_grip.mu_y,
+                    front_grip.mu_y,
+                    rear_grip.mu_y,
+                    rear_grip.mu_y,
+                ]),
             ],
             thermal: ThermalModel::new(&spec.thermal),
             radius_m: spec.unloaded_radius_m,
@@ -397,10 +407,15 @@ impl Tyre {
     /// [`Tyre::radial_load`] with the tyre's spring scaled by `stiffness_scale` (its
     /// inflation pressure, [`thermal::TyreCondition::stiffness_scale`]); the rim is not.
     #[inline]
-    pub fn radial_load_scaled(&self, deflection_m: f64, rate_mps: f64, stiffness_scale: f64) -> f64 {
+    pub fn radial_load_scaled(
+        &self,
+        deflection_m: f64,
+        rate_mps: f64,
+        stiffness_scale: f64,
+    ) -> f64 {
         let spring = self.vertical_stiffness * stiffness_scale;
-        let tyre = spring * deflection_m.min(self.max_deflection_m)
-            + self.vertical_damping * rate_mps;
+        let tyre =
+            spring * deflection_m.min(self.max_deflection_m) + self.vertical_damping * rate_mps;
         let bottomed = deflection_m - self.max_deflection_m;
         let rim = if bottomed > 0.0 {
             self.rim_stiffness * bottomed + self.rim_damping * rate_mps.max(0.0)

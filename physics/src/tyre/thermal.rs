@@ -403,7 +403,10 @@ impl ThermalModel {
     #[inline]
     pub fn air_conductances_w_per_k(&self, speed_mps: f64) -> [f64; 2] {
         let h = self.spec.convection_w_per_m2k(speed_mps);
-        [h * self.spec.surface_area_m2, h * self.spec.sidewall_area_m2]
+        [
+            h * self.spec.surface_area_m2,
+            h * self.spec.sidewall_area_m2,
+        ]
     }
 
     /// Advances one tyre by `dt_s` (explicit Euler) with air at `air_c`, road at `track_c`
@@ -431,12 +434,14 @@ impl ThermalModel {
         };
         let to_carcass = s.surface_carcass_conductance_w_per_k * (t_s - t_c);
         let to_gas = s.carcass_gas_conductance_w_per_k * (t_c - t_g);
-        let surface_w =
-            self.slip_to_surface * input.slip_power_w - to_carcass - air_surface * (t_s - air_c) - road;
-        let carcass_w = self.slip_to_carcass * input.slip_power_w + input.rolling_power_w
-            + to_carcass
-            - to_gas
-            - air_carcass * (t_c - air_c);
+        let surface_w = self.slip_to_surface * input.slip_power_w
+            - to_carcass
+            - air_surface * (t_s - air_c)
+            - road;
+        let carcass_w =
+            self.slip_to_carcass * input.slip_power_w + input.rolling_power_w + to_carcass
+                - to_gas
+                - air_carcass * (t_c - air_c);
         let [low, high] = TEMPERATURE_RANGE_C;
         let bounded = |t: f64| t.max(low).min(high);
         tyre.surface_c = bounded(t_s + dt_s * self.inv_surface_capacity * surface_w);
