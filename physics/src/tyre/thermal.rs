@@ -447,9 +447,12 @@ impl ThermalModel {
         tyre.surface_c = bounded(t_s + dt_s * self.inv_surface_capacity * surface_w);
         tyre.carcass_c = bounded(t_c + dt_s * self.inv_carcass_capacity * carcass_w);
         tyre.gas_c = bounded(t_g + dt_s * self.inv_gas_capacity * to_gas);
-        tyre.wear = (tyre.wear + dt_s * self.inv_life_j * input.slip_power_w)
+        // max/min rather than clamp: clamp keeps a NaN, max turns it into the bound.
+        #[allow(clippy::manual_clamp)]
+        let wear = (tyre.wear + dt_s * self.inv_life_j * input.slip_power_w)
             .max(0.0)
             .min(1.0);
+        tyre.wear = wear;
         self.refresh_factors(tyre);
     }
 
