@@ -6,7 +6,9 @@
 //! has an unsprung mass sliding along the body z axis (travel DOF), a suspension force between
 //! it and the body, a tyre spring and damper to the ground, and a wheel spin DOF updated
 //! implicitly through the drivetrain. Tyre forces act on the body at the contact point except
-//! their component along body z, which loads the unsprung mass. Integration is semi-implicit
+//! their component along body z, which loads the unsprung mass. Each tyre also carries its
+//! temperatures, pressure and wear ([`crate::tyre::thermal`]), which scale its grip and its
+//! vertical spring from the next step on. Integration is semi-implicit
 //! (symplectic) Euler. A step that would produce a non-finite state restores the previous pose
 //! with the car brought to rest, so no NaN ever leaves `step`; the car records which value
 //! went bad, in which phase ([`crate::quarantine`]), for the world to report.
