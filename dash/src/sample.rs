@@ -55,8 +55,10 @@ pub struct TyreSample {
     pub slip_ratio: Option<f64>,
     /// Slip angle, rad.
     pub slip_angle_rad: Option<f64>,
-    /// Tyre temperature, degrees C.
+    /// Tyre (tread surface) temperature, degrees C.
     pub temperature_c: Option<f64>,
+    /// Tyre carcass temperature, degrees C.
+    pub carcass_temperature_c: Option<f64>,
     /// Combined slip, normalised: 1 is the grip limit.
     pub combined_slip: Option<f64>,
     /// Wheel spin rate, rad/s.
@@ -69,6 +71,8 @@ pub struct TyreSample {
     pub brake_temperature_c: Option<f64>,
     /// Tyre pressure (gauge), kPa.
     pub pressure_kpa: Option<f64>,
+    /// Tread wear, 0 (new) to 1 (worn out).
+    pub wear: Option<f64>,
 }
 
 impl TyreSample {
@@ -79,12 +83,14 @@ impl TyreSample {
             self.slip_ratio,
             self.slip_angle_rad,
             self.temperature_c,
+            self.carcass_temperature_c,
             self.combined_slip,
             self.wheel_speed_radps,
             self.patch_speed_mps,
             self.suspension_travel_m,
             self.brake_temperature_c,
             self.pressure_kpa,
+            self.wear,
         ]
         .iter()
         .any(Option::is_some)

@@ -89,12 +89,14 @@ fn tyres_from_car(car: &CarTelemetry) -> [TyreSample; 4] {
         slip_ratio: Some(w.slip_ratio),
         slip_angle_rad: Some(w.slip_angle_rad),
         temperature_c: Some(w.temperature_c),
+        carcass_temperature_c: Some(w.carcass_temperature_c),
         combined_slip: None,
         wheel_speed_radps: Some(w.angular_velocity_radps),
         patch_speed_mps: Some(w.angular_velocity_radps * w.radius_m),
         suspension_travel_m: Some(w.suspension_travel_m),
         brake_temperature_c: None,
-        pressure_kpa: None,
+        pressure_kpa: Some(w.pressure_kpa),
+        wear: Some(w.wear),
     })
 }
 
@@ -162,12 +164,14 @@ pub fn from_dash_view(view: &DashView) -> Sample {
             slip_ratio: w.slip_ratio,
             slip_angle_rad: w.slip_angle_rad,
             temperature_c: w.temperature_c,
+            carcass_temperature_c: None,
             combined_slip: w.combined_slip,
             wheel_speed_radps: w.angular_velocity_radps,
             patch_speed_mps: w.patch_speed_mps,
             suspension_travel_m: w.suspension_travel_m,
             brake_temperature_c: w.brake_temperature_c,
             pressure_kpa: w.tyre_pressure_kpa,
+            wear: w.tyre_wear,
         })
     });
     let lap = view.laps.and_then(|laps| {

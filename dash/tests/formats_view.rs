@@ -158,7 +158,7 @@ fn forza_shows_steer_input_slip_wheels_suspension_laps_and_gauges() {
             "load kN    --     --     --     --",
             "slip    +0.02  +0.03  +0.04  +0.05",
             "angle °  -3.0   -4.0   -5.0   -6.0",
-            "temp °C    80     81     82     83",
+            "tread°C    80     81     82     83",
             // Combined slip, normalised: hypot(0.02 / 0.1, 3° / 0.14 rad) = 0.42, and so on.
             "comb.    0.42   0.58   0.74   0.90",
             "ω rad/s   110    110    110    110",

@@ -2,7 +2,8 @@
 //! allocations across thousands of steps with changing controls, barrier-free and on a
 //! built-in track. Only allocations on the stepping thread count (as in
 //! `drivetrain_no_alloc`): the test harness's own thread may still be allocating when the
-//! measurement starts, which is not the step's doing.
+//! measurement starts, which is not the step's doing. The tyre model (temperature, pressure,
+//! wear) runs in every case, and one case gives a car two tyre sets (front and rear).
 
 mod common;
 use common::*;
@@ -45,7 +46,7 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn steps_without_allocating(mut world: World) -> usize {
+fn steps_without_allocating(world: &mut World) -> usize {
     let ids: Vec<_> = (0..world.car_count()).map(rig_physics::CarId).collect();
     let mut controls = Controls {
         ignition: true,
@@ -75,7 +76,7 @@ fn step_never_allocates() {
     flat.add_car(&car("road"));
     flat.add_car(&car("race"));
     assert_eq!(
-        steps_without_allocating(flat),
+        steps_without_allocating(&mut flat),
         0,
         "allocations inside step on the flat plane"
     );
@@ -86,9 +87,35 @@ fn step_never_allocates() {
         world.add_car(&car("road"));
         world.add_car(&car("race"));
         assert_eq!(
-            steps_without_allocating(world),
+            steps_without_allocating(&mut world),
             0,
             "allocations inside step on {name}"
+        );
+    }
+}
+
+#[test]
+fn step_never_allocates_with_two_tyre_sets_and_the_tyre_model_on() {
+    let mut spec = car("race");
+    let mut rear_set = spec.tyre.mf();
+    rear_set.pdy1 *= 1.1;
+    spec.tyre.rear = Some(rig_physics::tyre::AxleTyreSpec {
+        coefficients: "rear.tir".to_string(),
+        grip_scale_long: None,
+        grip_scale_lat: Some(1.05),
+        set: rear_set,
+        set_grip: rig_physics::tyre::mf61::GripScale::UNITY,
+    });
+    let mut world = World::new(Track::flat());
+    let id = world.add_car(&spec);
+    assert!(world.car(id).tyre().rear_mf.is_some(), "two sets");
+    let start = world.car(id).state().tyres;
+    assert_eq!(steps_without_allocating(&mut world), 0);
+    let end = world.car(id).state().tyres;
+    for (s, e) in start.iter().zip(&end) {
+        assert!(
+            e.wear > 0.0 && e.surface_c != s.surface_c,
+            "the model ran: {e:?}"
         );
     }
 }

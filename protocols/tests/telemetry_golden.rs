@@ -231,7 +231,9 @@ fn forza_fm2023_331_has_tyre_wear_and_track() {
     let mut g = Golden::new(331);
     forza_sled(&mut g);
     forza_dash(&mut g, 232);
-    g.f32s(311, &[0.0; 4]); // tyre wear: new
+    // Tyre wear 0..1 from the tyre model, FL FR RL RR.
+    let wear: Vec<f64> = (0..4).map(|i| wheel(i).wear).collect();
+    g.f32s(311, &wear);
     g.i32(327, 0); // track ordinal
     assert_bytes_eq(&encoded(Format::ForzaFm2023), &g.0);
 }
@@ -254,6 +256,7 @@ fn codemasters_264_matches_hand_built_bytes() {
         g.f32(at(17 + slot), w.suspension_travel_m * 1000.0); // mm
         g.f32(at(21 + slot), w.suspension_velocity_mps * 1000.0); // mm/s
         g.f32(at(25 + slot), w.angular_velocity_radps * w.radius_m); // m/s
+        g.f32(at(55 + slot), w.pressure_kpa / 6.894_757); // psi
     }
     g.f32(at(29), 0.75);
     g.f32(at(30), -0.25); // steer: +right
@@ -295,10 +298,10 @@ fn beamng_motionsim_88_matches_hand_built_bytes() {
 #[test]
 fn native_matches_the_documented_layout() {
     let f = frame();
-    let mut g = Golden::new(1041);
+    let mut g = Golden::new(1137);
     g.bytes(0, b"RIGD");
     g.u16(4, 3);
-    g.u16(6, 1041);
+    g.u16(6, 1137);
     g.u32(8, 12345);
     g.u16(12, 0);
     g.f64(14, 12.5);
@@ -370,6 +373,14 @@ fn native_matches_the_documented_layout() {
     g.u32(1029, 1);
     g.u32(1033, 2);
     g.u32(1037, 1);
+    for i in 0..4 {
+        // Carcass temperature, pressure, wear (version 3).
+        let w = wheel(i);
+        g.f64s(
+            1041 + 24 * i,
+            &[w.carcass_temperature_c, w.pressure_kpa, w.wear],
+        );
+    }
     assert_eq!(f.sequence, 12345);
     assert_bytes_eq(&encoded(Format::Native), &g.0);
 }

@@ -38,14 +38,14 @@ const SIZES: [usize; 12] = [
 
 proptest! {
     #[test]
-    fn any_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..1100)) {
+    fn any_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..1200)) {
         every_decoder(&bytes);
     }
 
     #[test]
     fn exact_size_bytes_never_panic(
         size_index in 0..SIZES.len(),
-        seed in proptest::collection::vec(any::<u8>(), 1100),
+        seed in proptest::collection::vec(any::<u8>(), native::NATIVE_LEN),
         magic in prop_oneof![Just(*b"RIGD"), Just(*b"LFST"), Just(*b"BNG1"), any::<[u8; 4]>()],
         version_one in any::<bool>(),
     ) {

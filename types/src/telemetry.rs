@@ -69,8 +69,14 @@ pub struct WheelTelemetry {
     pub suspension_travel_m: f64,
     /// Suspension compression speed, m/s (positive compressing).
     pub suspension_velocity_mps: f64,
-    /// Tyre temperature, degrees C (a constant placeholder until a thermal model exists).
+    /// Tyre tread surface temperature, degrees C.
     pub temperature_c: f64,
+    /// Tyre carcass temperature, degrees C.
+    pub carcass_temperature_c: f64,
+    /// Tyre inflation pressure (gauge), kPa.
+    pub pressure_kpa: f64,
+    /// Tread wear, 0 (new) to 1 (worn out).
+    pub wear: f64,
     /// Drive torque delivered by the driveline to this wheel, N m.
     pub drive_torque_nm: f64,
     /// Brake torque applied to this wheel, N m (magnitude).

@@ -108,12 +108,14 @@ pub(crate) mod test_support {
             slip_ratio: Some(slip_ratio),
             slip_angle_rad: Some(slip_angle_deg.to_radians()),
             temperature_c: Some(85.0),
+            carcass_temperature_c: Some(92.0),
             combined_slip: None,
             wheel_speed_radps: Some(34.0 / 0.31),
             patch_speed_mps: Some(34.0),
             suspension_travel_m: Some(load_n / 100_000.0),
             brake_temperature_c: None,
-            pressure_kpa: None,
+            pressure_kpa: Some(231.0),
+            wear: Some(0.04),
         };
         Sample {
             format: "rigd native",

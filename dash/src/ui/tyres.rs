@@ -1,6 +1,7 @@
 //! Per-corner tyre panel for FL, FR, RL, RR, as a table with a column per corner and a row per
-//! channel: load, slip ratio, slip angle, tyre temperature, combined slip, wheel spin, patch
-//! speed, suspension travel, brake temperature and tyre pressure, most important first (a short
+//! channel: load, slip ratio, slip angle, tread (surface) and carcass temperature, pressure,
+//! tread wear, combined slip, wheel spin, patch speed, suspension travel and brake
+//! temperature, most important first (a short
 //! panel shows the top rows). Slip past [`SLIP_RATIO_WARN`], [`SLIP_ANGLE_WARN_DEG`] or
 //! [`COMBINED_SLIP_WARN`] is coloured and marked `!`. Channels the source does not send show
 //! `--`, never 0.
@@ -28,7 +29,7 @@ pub const TYRE_ROWS: u16 = 1 + CHANNELS.len() as u16;
 type Channel = fn(&TyreSample) -> (String, bool);
 
 /// The rows, most important first: (label, value and whether to warn).
-const CHANNELS: [(&str, Channel); 10] = [
+const CHANNELS: [(&str, Channel); 12] = [
     ("load kN", |t| {
         (plain(t.load_n.map(|n| n / 1000.0), 2), false)
     }),
@@ -41,7 +42,10 @@ const CHANNELS: [(&str, Channel); 10] = [
         let warn = degrees.is_some_and(|d| d.abs() > SLIP_ANGLE_WARN_DEG);
         (signed(degrees, 1), warn)
     }),
-    ("temp °C", |t| (plain(t.temperature_c, 0), false)),
+    ("tread°C", |t| (plain(t.temperature_c, 0), false)),
+    ("carc.°C", |t| (plain(t.carcass_temperature_c, 0), false)),
+    ("kPa", |t| (plain(t.pressure_kpa, 0), false)),
+    ("wear %", |t| (plain(t.wear.map(|w| w * 100.0), 1), false)),
     ("comb.", |t| {
         let warn = t
             .combined_slip
@@ -56,7 +60,6 @@ const CHANNELS: [(&str, Channel); 10] = [
         (plain(t.suspension_travel_m.map(|m| m * 1000.0), 0), false)
     }),
     ("brake°C", |t| (plain(t.brake_temperature_c, 0), false)),
-    ("kPa", |t| (plain(t.pressure_kpa, 0), false)),
 ];
 
 const LABEL_WIDTH: usize = 7;
@@ -127,7 +130,11 @@ mod tests {
         assert_eq!(rows[2], "│load kN  3.10   4.90   2.80   4.40 │");
         assert_eq!(rows[3], "│slip    +0.02  +0.03  +0.18! +0.05 │");
         assert_eq!(rows[4], "│angle °  -3.5   -4.0   -2.5   -3.0 │");
-        assert_eq!(rows[5], "│temp °C    85     85     85     85 │");
+        assert_eq!(rows[5], "│tread°C    85     85     85     85 │");
+        let tall = super::super::test_support::rows(&render(Tyres(&view), 37, 10));
+        assert_eq!(tall[6], "│carc.°C    92     92     92     92 │");
+        assert_eq!(tall[7], "│kPa       231    231    231    231 │");
+        assert_eq!(tall[8], "│wear %    4.0    4.0    4.0    4.0 │");
         insta::assert_snapshot!(terminal(Tyres(&view), 37, 7).backend());
     }
 

@@ -6,7 +6,9 @@
 //! has an unsprung mass sliding along the body z axis (travel DOF), a suspension force between
 //! it and the body, a tyre spring and damper to the ground, and a wheel spin DOF updated
 //! implicitly through the drivetrain. Tyre forces act on the body at the contact point except
-//! their component along body z, which loads the unsprung mass. Integration is semi-implicit
+//! their component along body z, which loads the unsprung mass. Each tyre also carries its
+//! temperatures, pressure and wear ([`crate::tyre::thermal`]), which scale its grip and its
+//! vertical spring from the next step on. Integration is semi-implicit
 //! (symplectic) Euler. A step that would produce a non-finite state restores the previous pose
 //! with the car brought to rest, so no NaN ever leaves `step`; the car records which value
 //! went bad, in which phase ([`crate::quarantine`]), for the world to report.
@@ -34,10 +36,8 @@ use crate::steering::{FrontWheelAngles, Steering};
 use crate::suspension::{Alignment, Suspension};
 use crate::telemetry::CarTelemetry;
 use crate::track::{Track, TrackCoord, TrackHint};
+use crate::tyre::thermal::TyreCondition;
 use crate::tyre::{SlipState, Tyre};
-
-/// Tyre temperature reported until a thermal model exists, degrees C.
-pub const PLACEHOLDER_TYRE_TEMPERATURE_C: f64 = 80.0;
 
 /// Fixed geometry of one corner.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,6 +71,8 @@ pub struct CarState {
     pub wheel_omega: [f64; 4],
     /// Tyre carcass deflections.
     pub slip: [SlipState; 4],
+    /// Tyre temperatures, pressure and wear (and the grip and stiffness factors from them).
+    pub tyres: [TyreCondition; 4],
 }
 
 /// A car ready to step.
@@ -219,6 +221,7 @@ impl Car {
             position: base + normal * c.cog_height_m,
             orientation: Quat::from_to(Vec3::Z, normal).product(Quat::from_yaw(yaw_rad)),
             travel,
+            tyres: [car.tyre.thermal.start_condition(); 4],
             ..CarState::default()
         };
         car.state = car.start_state;

@@ -2,7 +2,8 @@
 //! restore after a fault (the start-of-step pose, the car at rest: no NaN ever leaves
 //! `step`), and the naming of the first bad value in phase order for the report
 //! ([`crate::quarantine`]). The drivetrain's own check point reports through
-//! [`Car::record_fault`].
+//! [`Car::record_fault`]. The tyres' thermal state is not checked: its update bounds every
+//! value it writes (a NaN becomes a bound), and a restore keeps it.
 
 use super::phases::StartPose;
 use super::step::StepRecord;
@@ -83,6 +84,8 @@ impl Car {
             position: pose.position,
             orientation: pose.orientation,
             travel: pose.travel,
+            // Finite by construction (the thermal update bounds every value it writes).
+            tyres: self.state.tyres,
         };
         self.telemetry = Default::default();
         self.refresh_track_coord(track);

@@ -57,6 +57,7 @@ impl Car {
         // `self.state` becomes the new state from here on, field by field.
         let start = StartPose::of(&self.state);
         self.commit_wheel_spin(&mut work, new_omega, dt);
+        self.update_tyre_condition(track, &work, inputs.speed_mps, dt);
         let loads = self.chassis_forces(track, &frame, &mut work, &start, inputs.speed_mps);
         let motion = self.integrate_motion(track, &frame, &loads, &work, &start, dt);
         self.fill_telemetry(

@@ -195,11 +195,18 @@ pub(crate) fn wrap_into_lap(distance_m: f64, length_m: f64) -> f64 {
 /// Lap length reported by the plane (its along-track distance is `x` modulo this), m.
 const PLANE_LAP_M: f64 = 1000.0;
 
+/// Air temperature of a track that states none (and of the planes), degrees C.
+pub const DEFAULT_AIR_TEMP_C: f64 = 20.0;
+/// Road temperature of a track that states none (and of the planes), degrees C.
+pub const DEFAULT_TRACK_TEMP_C: f64 = 25.0;
+
 /// A built track, ready for queries.
 #[derive(Debug, Clone)]
 pub struct Track {
     name: String,
     shape: Shape,
+    /// Air and road temperature, degrees C.
+    temperatures_c: [f64; 2],
 }
 
 impl Track {
@@ -218,6 +225,7 @@ impl Track {
                 format!("plane {:.1} %", grade * 100.0)
             },
             shape: Shape::Plane { grade },
+            temperatures_c: [DEFAULT_AIR_TEMP_C, DEFAULT_TRACK_TEMP_C],
         }
     }
 
@@ -245,7 +253,19 @@ impl Track {
         Ok(Track {
             name: spec.name.clone(),
             shape: Shape::Ribbon(Box::new(ribbon::Ribbon::build(spec)?)),
+            temperatures_c: [spec.air_temp_c, spec.track_temp_c],
         })
+    }
+
+    /// Air and road temperature, degrees C (what the tyres cool to).
+    pub fn temperatures_c(&self) -> [f64; 2] {
+        self.temperatures_c
+    }
+
+    /// This track with the air at `air_c` and the road at `track_c`, degrees C.
+    pub fn with_temperatures_c(mut self, air_c: f64, track_c: f64) -> Track {
+        self.temperatures_c = [air_c, track_c];
+        self
     }
 
     /// Display name.

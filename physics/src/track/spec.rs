@@ -54,6 +54,12 @@ pub struct TrackSpec {
     /// Distance between grid slots, m.
     #[serde(default = "default_grid_spacing_m")]
     pub grid_spacing_m: f64,
+    /// Air temperature (tyre cooling), degrees C.
+    #[serde(default = "default_air_temp_c")]
+    pub air_temp_c: f64,
+    /// Road surface temperature (tyre contact cooling), degrees C.
+    #[serde(default = "default_track_temp_c")]
+    pub track_temp_c: f64,
     /// Long-wave deterministic bumps of the whole track.
     #[serde(default)]
     pub bumps: BumpSpec,
@@ -284,6 +290,12 @@ fn default_runoff_surface() -> SurfaceName {
 fn default_grid_spacing_m() -> f64 {
     8.0
 }
+fn default_air_temp_c() -> f64 {
+    crate::track::DEFAULT_AIR_TEMP_C
+}
+fn default_track_temp_c() -> f64 {
+    crate::track::DEFAULT_TRACK_TEMP_C
+}
 fn default_bump_wavelength_m() -> f64 {
     20.0
 }
@@ -333,6 +345,8 @@ impl TrackSpec {
         positive("kerb_width_m", self.kerb_width_m, 0.1, 10.0)?;
         range("kerb_height_m", self.kerb_height_m, 0.0, 0.2)?;
         positive("grid_spacing_m", self.grid_spacing_m, 4.0, 100.0)?;
+        range("air_temp_c", self.air_temp_c, -50.0, 60.0)?;
+        range("track_temp_c", self.track_temp_c, -50.0, 90.0)?;
         range("bumps.amplitude_m", self.bumps.amplitude_m, 0.0, 0.2)?;
         positive("bumps.wavelength_m", self.bumps.wavelength_m, 1.0, 1000.0)?;
         if !self.start_heading_deg.is_finite() {

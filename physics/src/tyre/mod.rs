@@ -1,5 +1,11 @@
 //! The tyre: Magic Formula 6.1 forces ([`mf61`]) driven by first-order slip states
-//! (relaxation lengths), plus the tyre's vertical spring, rolling resistance and grip scale.
+//! (relaxation lengths), plus the tyre's vertical spring, rolling resistance and grip scale,
+//! and its temperature, pressure and wear ([`thermal`]).
+//!
+//! Front and rear may differ: `[tyre]` is the tyre of both axles unless `[tyre.front]` or
+//! `[tyre.rear]` names another coefficient set (and grip scales) for that axle. The four
+//! wheels are still evaluated side by side: with one set, once; with two, each set over the
+//! four lanes, the front lanes taken from the first and the rear lanes from the second.
 //!
 //! Slip states (why): the kinematic slips `(omega r - vx) / |vx|` and `vy / |vx|` are singular
 //! at standstill and make the wheel spin stiff (1/v). Here each wheel carries carcass
@@ -11,12 +17,14 @@
 //! Units: m, m/s, rad, N, N m.
 
 pub mod mf61;
+pub mod thermal;
 pub mod tir;
 
 use crate::data::{invalid, DataError};
 use crate::math::F64x4;
 use mf61::{GripScale, Mf61, PreparedMf61, TyreForces, PACEJKA_2006_205_60R15};
 use serde::Deserialize;
+use thermal::{ThermalModel, ThermalSpec};
 
 /// Speed below which the low-speed slip damping is active (fading linearly to 0 here), m/s.
 pub const LOW_SPEED_FADE_MPS: f64 = 5.0;
@@ -40,7 +48,8 @@ pub const COEFFICIENT_SETS: &[&str] = &["pacejka2006_205_60r15"];
 /// test holds the two together).
 pub const BUILTIN_TIR: &str = include_str!("../../data/tyres/pacejka2006_205_60r15.tir");
 
-/// The `[tyre]` table of a car document (same tyre on all four wheels).
+/// The `[tyre]` table of a car document: the tyre of all four wheels, unless `front` or
+/// `rear` gives an axle its own coefficient set.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TyreSpec {
@@ -73,6 +82,35 @@ pub struct TyreSpec {
     /// The set's own friction scales (a `.tir` file's LMUX, LMUY; 1 for built-in sets).
     #[serde(skip, default = "unity_grip")]
     pub set_grip: GripScale,
+    /// `[tyre.front]`: the front axle's own coefficient set (default: this table's).
+    #[serde(default)]
+    pub front: Option<AxleTyreSpec>,
+    /// `[tyre.rear]`: the rear axle's own coefficient set (default: this table's).
+    #[serde(default)]
+    pub rear: Option<AxleTyreSpec>,
+    /// `[tyre.thermal]`: temperature, pressure and wear of every tyre.
+    #[serde(default)]
+    pub thermal: ThermalSpec,
+}
+
+/// `[tyre.front]` or `[tyre.rear]`: an axle whose tyre differs from `[tyre]`'s in its
+/// coefficient set and grip scales (size, stiffness, relaxation, inertia and thermal data
+/// stay `[tyre]`'s).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxleTyreSpec {
+    /// Built-in MF coefficient set or the path of a `.tir` file (relative to the car file).
+    pub coefficients: String,
+    /// Longitudinal friction scale (default: `[tyre]`'s `grip_scale_long`).
+    pub grip_scale_long: Option<f64>,
+    /// Lateral friction scale (default: `[tyre]`'s `grip_scale_lat`).
+    pub grip_scale_lat: Option<f64>,
+    /// The coefficient set `coefficients` names (filled by [`TyreSpec::resolve`]).
+    #[serde(skip, default = "builtin_set")]
+    pub set: Mf61,
+    /// The set's own friction scales.
+    #[serde(skip, default = "unity_grip")]
+    pub set_grip: GripScale,
 }
 
 fn one() -> f64 {
@@ -92,64 +130,94 @@ fn is_tir_path(coefficients: &str) -> bool {
     coefficients.to_ascii_lowercase().ends_with(".tir")
 }
 
-impl TyreSpec {
-    /// Loads the coefficient set `coefficients` names: a built-in set, or a `.tir` file
-    /// whose path is taken relative to the directory of the car file `origin` (errors in the
-    /// file carry its own path and line).
-    pub fn resolve(&mut self, text: &str, origin: &str) -> Result<(), DataError> {
-        if !is_tir_path(&self.coefficients) {
-            if !COEFFICIENT_SETS.contains(&self.coefficients.as_str()) {
-                return Err(invalid(
-                    text,
-                    origin,
-                    "tyre.coefficients",
-                    format!(
-                        "unknown coefficient set '{}'; expected one of {:?} or the path of a .tir property file",
-                        self.coefficients, COEFFICIENT_SETS
-                    ),
-                ));
-            }
-            self.set = PACEJKA_2006_205_60R15;
-            self.set_grip = GripScale::UNITY;
-            return Ok(());
+/// The error for a `coefficients` value that is neither a built-in set nor a `.tir` path.
+fn unknown_set(coefficients: &str, table: &str, text: &str, origin: &str) -> DataError {
+    invalid(
+        text,
+        origin,
+        &format!("{table}.coefficients"),
+        format!(
+            "unknown coefficient set '{coefficients}'; expected one of {COEFFICIENT_SETS:?} or \
+             the path of a .tir property file"
+        ),
+    )
+}
+
+/// Loads the set `coefficients` of table `table` names (see [`TyreSpec::resolve`]).
+fn load_set(
+    coefficients: &str,
+    table: &str,
+    text: &str,
+    origin: &str,
+) -> Result<(Mf61, GripScale), DataError> {
+    if !is_tir_path(coefficients) {
+        if !COEFFICIENT_SETS.contains(&coefficients) {
+            return Err(unknown_set(coefficients, table, text, origin));
         }
-        let path = std::path::Path::new(&self.coefficients);
-        let path = match std::path::Path::new(origin).parent() {
-            Some(dir) if !origin.starts_with("builtin:") && path.is_relative() => dir.join(path),
-            _ => path.to_path_buf(),
-        };
-        let tir_text = std::fs::read_to_string(&path).map_err(|err| {
-            invalid(
-                text,
-                origin,
-                "tyre.coefficients",
-                format!(
-                    "cannot read the tyre property file {}: {err}; check the path (relative to the car file)",
-                    path.display()
-                ),
-            )
-        })?;
-        let tyre = tir::parse(&tir_text, &path.display().to_string())?;
-        self.set = tyre.mf;
-        self.set_grip = tyre.grip;
+        return Ok((PACEJKA_2006_205_60R15, GripScale::UNITY));
+    }
+    let path = std::path::Path::new(coefficients);
+    let path = match std::path::Path::new(origin).parent() {
+        Some(dir) if !origin.starts_with("builtin:") && path.is_relative() => dir.join(path),
+        _ => path.to_path_buf(),
+    };
+    let tir_text = std::fs::read_to_string(&path).map_err(|err| {
+        invalid(
+            text,
+            origin,
+            &format!("{table}.coefficients"),
+            format!(
+                "cannot read the tyre property file {}: {err}; check the path (relative to the car file)",
+                path.display()
+            ),
+        )
+    })?;
+    let tyre = tir::parse(&tir_text, &path.display().to_string())?;
+    Ok((tyre.mf, tyre.grip))
+}
+
+impl TyreSpec {
+    /// Loads the coefficient sets `coefficients` (and each axle table's) name: a built-in
+    /// set, or a `.tir` file whose path is taken relative to the directory of the car file
+    /// `origin` (errors in the file carry its own path and line).
+    pub fn resolve(&mut self, text: &str, origin: &str) -> Result<(), DataError> {
+        (self.set, self.set_grip) = load_set(&self.coefficients, "tyre", text, origin)?;
+        for (axle, name) in [
+            (&mut self.front, "tyre.front"),
+            (&mut self.rear, "tyre.rear"),
+        ] {
+            if let Some(axle) = axle {
+                (axle.set, axle.set_grip) = load_set(&axle.coefficients, name, text, origin)?;
+            }
+        }
         Ok(())
     }
 
     /// Checks ranges; `text`/`origin` locate errors.
     pub fn validate(&self, text: &str, origin: &str) -> Result<(), DataError> {
-        if !is_tir_path(&self.coefficients)
-            && !COEFFICIENT_SETS.contains(&self.coefficients.as_str())
-        {
-            return Err(invalid(
-                text,
-                origin,
-                "tyre.coefficients",
-                format!(
-                    "unknown coefficient set '{}'; expected one of {:?} or the path of a .tir property file",
-                    self.coefficients, COEFFICIENT_SETS
-                ),
-            ));
+        let sets = [
+            ("tyre", &self.coefficients),
+            ("tyre.front", &self.axle_coefficients(0)),
+            ("tyre.rear", &self.axle_coefficients(1)),
+        ];
+        for (table, coefficients) in sets {
+            if !is_tir_path(coefficients) && !COEFFICIENT_SETS.contains(&coefficients.as_str()) {
+                return Err(unknown_set(coefficients, table, text, origin));
+            }
         }
+        for (axle, table) in [(&self.front, "tyre.front"), (&self.rear, "tyre.rear")] {
+            let Some(axle) = axle else { continue };
+            for (name, scale) in [
+                ("grip_scale_long", axle.grip_scale_long),
+                ("grip_scale_lat", axle.grip_scale_lat),
+            ] {
+                if let Some(scale) = scale {
+                    let field = format!("{table}.{name}");
+                    crate::spec::check_range(text, origin, &field, scale, 0.05, 5.0)?;
+                }
+            }
+        }
+        self.thermal.validate(text, origin)?;
         let positive = [
             ("tyre.unloaded_radius_m", self.unloaded_radius_m, 0.05, 1.5),
             (
@@ -200,17 +268,55 @@ impl TyreSpec {
     pub fn mf(&self) -> Mf61 {
         self.set
     }
+
+    fn axle(&self, axle: usize) -> Option<&AxleTyreSpec> {
+        [&self.front, &self.rear][axle].as_ref()
+    }
+
+    fn axle_coefficients(&self, axle: usize) -> String {
+        self.axle(axle)
+            .map_or_else(|| self.coefficients.clone(), |a| a.coefficients.clone())
+    }
+
+    /// The MF coefficient set of axle `axle` (0 front, 1 rear), as resolved.
+    pub fn axle_mf(&self, axle: usize) -> Mf61 {
+        self.axle(axle).map_or(self.set, |a| a.set)
+    }
+
+    /// The friction scales of axle `axle` (0 front, 1 rear): the car file's grip scales
+    /// times the set's own.
+    pub fn axle_grip(&self, axle: usize) -> GripScale {
+        let (long, lat, set) = match self.axle(axle) {
+            Some(a) => (
+                a.grip_scale_long.unwrap_or(self.grip_scale_long),
+                a.grip_scale_lat.unwrap_or(self.grip_scale_lat),
+                a.set_grip,
+            ),
+            None => (self.grip_scale_long, self.grip_scale_lat, self.set_grip),
+        };
+        GripScale {
+            mu_x: long * set.mu_x,
+            mu_y: lat * set.mu_y,
+        }
+    }
 }
 
-/// The tyre model of one car, built from its spec (shared by the four wheels).
+/// The tyre model of one car, built from its spec: one tyre for the four wheels, except the
+/// coefficient set and friction scales, which may differ between the axles.
 #[derive(Debug, Clone)]
 pub struct Tyre {
-    /// Magic Formula coefficients.
+    /// Magic Formula coefficients of the front axle (of all four wheels unless `rear_mf`).
     pub mf: Mf61,
     /// `mf` prepared for evaluation (what [`Tyre::forces`] uses; built by [`Tyre::new`]).
     pub prepared_mf: PreparedMf61,
-    /// The tyre's own friction scales.
+    /// The rear axle's set, prepared, when it differs from the front's.
+    pub rear_mf: Option<PreparedMf61>,
+    /// The front tyre's own friction scales.
     pub grip: GripScale,
+    /// Friction scales per wheel lane (FL FR RL RR): longitudinal, lateral.
+    pub lane_grip: [F64x4; 2],
+    /// Temperature, pressure and wear model (the same for the four tyres).
+    pub thermal: ThermalModel,
     /// Unloaded radius, m.
     pub radius_m: f64,
     /// Radial stiffness, N/m.
@@ -242,7 +348,9 @@ impl Tyre {
     /// Builds the tyre; `static_load_n` (a typical corner load) and `corner_mass_kg` set the
     /// low-speed damping so the standstill tyre spring is critically damped.
     pub fn new(spec: &TyreSpec, static_load_n: f64, corner_mass_kg: f64) -> Tyre {
-        let mf = spec.mf();
+        let mf = spec.axle_mf(0);
+        let rear = spec.axle_mf(1);
+        let [front_grip, rear_grip] = [spec.axle_grip(0), spec.axle_grip(1)];
         let sigma = [spec.relaxation_length_long_m, spec.relaxation_length_lat_m];
         let stiffness = [
             mf.long_slip_stiffness(static_load_n).abs(),
@@ -255,10 +363,23 @@ impl Tyre {
         Tyre {
             mf,
             prepared_mf: mf.prepare(),
-            grip: GripScale {
-                mu_x: spec.grip_scale_long * spec.set_grip.mu_x,
-                mu_y: spec.grip_scale_lat * spec.set_grip.mu_y,
-            },
+            rear_mf: (rear != mf).then(|| rear.prepare()),
+            grip: front_grip,
+            lane_grip: [
+                F64x4::from_array([
+                    front_grip.mu_x,
+                    front_grip.mu_x,
+                    rear_grip.mu_x,
+                    rear_grip.mu_x,
+                ]),
+                F64x4::from_array([
+                    front_grip.mu_y,
+                    front_grip.mu_y,
+                    rear_grip.mu_y,
+                    rear_grip.mu_y,
+                ]),
+            ],
+            thermal: ThermalModel::new(&spec.thermal),
             radius_m: spec.unloaded_radius_m,
             vertical_stiffness: spec.vertical_stiffness_n_per_m,
             vertical_damping: spec.vertical_damping_ns_per_m,
@@ -280,8 +401,21 @@ impl Tyre {
     /// rest, so a wheel cannot sink through the ground.
     #[inline]
     pub fn radial_load(&self, deflection_m: f64, rate_mps: f64) -> f64 {
-        let tyre = self.vertical_stiffness * deflection_m.min(self.max_deflection_m)
-            + self.vertical_damping * rate_mps;
+        self.radial_load_scaled(deflection_m, rate_mps, 1.0)
+    }
+
+    /// [`Tyre::radial_load`] with the tyre's spring scaled by `stiffness_scale` (its
+    /// inflation pressure, [`thermal::TyreCondition::stiffness_scale`]); the rim is not.
+    #[inline]
+    pub fn radial_load_scaled(
+        &self,
+        deflection_m: f64,
+        rate_mps: f64,
+        stiffness_scale: f64,
+    ) -> f64 {
+        let spring = self.vertical_stiffness * stiffness_scale;
+        let tyre =
+            spring * deflection_m.min(self.max_deflection_m) + self.vertical_damping * rate_mps;
         let bottomed = deflection_m - self.max_deflection_m;
         let rim = if bottomed > 0.0 {
             self.rim_stiffness * bottomed + self.rim_damping * rate_mps.max(0.0)
@@ -306,7 +440,9 @@ impl Tyre {
 
     /// [`Tyre::forces`] for the four wheels at once (lane i is wheel i: slip ratio, alpha*,
     /// inclination angle (ISO, rad), load, surface grip), evaluated side by side
-    /// ([`PreparedMf61::combined4_cambered`]). A wheel without load gets zero forces.
+    /// ([`PreparedMf61::combined4_cambered`]); with a rear set of its own, both sets are
+    /// evaluated over the four lanes and each axle takes its own. A wheel without load gets
+    /// zero forces.
     pub fn forces4(
         &self,
         kappa: [f64; 4],
@@ -316,14 +452,24 @@ impl Tyre {
         surface_grip: [f64; 4],
     ) -> [TyreForces; 4] {
         let grip = F64x4::from_array(surface_grip);
-        self.prepared_mf.combined4_cambered(
+        let [mu_x, mu_y] = self.lane_grip;
+        let (kappa, alpha, gamma) = (
             F64x4::from_array(kappa),
             F64x4::from_array(alpha),
             F64x4::from_array(gamma),
-            F64x4::from_array(fz_n).min(self.fz_max_n),
-            grip * self.grip.mu_x,
-            grip * self.grip.mu_y,
-        )
+        );
+        let fz = F64x4::from_array(fz_n).min(self.fz_max_n);
+        let (mu_x, mu_y) = (grip * mu_x, grip * mu_y);
+        let front = self
+            .prepared_mf
+            .combined4_cambered(kappa, alpha, gamma, fz, mu_x, mu_y);
+        match &self.rear_mf {
+            None => front,
+            Some(rear_mf) => {
+                let rear = rear_mf.combined4_cambered(kappa, alpha, gamma, fz, mu_x, mu_y);
+                [front[0], front[1], rear[2], rear[3]]
+            }
+        }
     }
 }
 

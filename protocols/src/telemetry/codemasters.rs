@@ -16,7 +16,9 @@
 use zerocopy::little_endian::F32;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::telemetry::convert::{body_to_world, f32_of, total_distance_m, STANDARD_GRAVITY_MPS2};
+use crate::telemetry::convert::{
+    body_to_world, f32_of, total_distance_m, KPA_PER_PSI, STANDARD_GRAVITY_MPS2,
+};
 use crate::telemetry::DecodeError;
 use rig_types::{Frame, WHEEL_FL, WHEEL_FR, WHEEL_RL, WHEEL_RR};
 
@@ -170,7 +172,7 @@ pub fn encode(frame: &Frame) -> CodemastersPacket {
         sector1_time: f32_of(lap.sector_times_s[0]),
         sector2_time: f32_of(lap.sector_times_s[1]),
         brake_temperature: [F32::new(0.0); 4],
-        tyre_pressure: [F32::new(0.0); 4],
+        tyre_pressure: per_wheel(&|w| w.pressure_kpa / KPA_PER_PSI),
         laps_completed: f32_of(f64::from(lap.laps_completed)),
         total_laps: F32::new(0.0),
         track_length: f32_of(lap.track_length_m),

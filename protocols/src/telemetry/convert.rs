@@ -13,6 +13,9 @@ pub const STANDARD_GRAVITY_MPS2: f64 = 9.80665;
 /// Radians per second per rpm.
 pub const RADPS_PER_RPM: f64 = std::f64::consts::TAU / 60.0;
 
+/// kPa per psi (formats that send tyre pressures in psi).
+pub const KPA_PER_PSI: f64 = 6.894_757;
+
 /// `x` as f32 with non-finite values replaced by 0, so no packet carries NaN or inf.
 pub fn f32_of(x: f64) -> F32 {
     F32::new(finite_or_zero(x) as f32)

@@ -56,6 +56,8 @@ pub struct DashWheel {
     pub brake_temperature_c: Option<f64>,
     /// Tyre pressure, kPa (gauge).
     pub tyre_pressure_kpa: Option<f64>,
+    /// Tread wear, 0 (new) to 1 (worn out).
+    pub tyre_wear: Option<f64>,
 }
 
 /// Lap timing in the common view.
@@ -391,7 +393,8 @@ impl Decoded {
                     patch_speed_mps: Some(w.angular_velocity_radps * w.radius_m),
                     suspension_velocity_mps: Some(w.suspension_velocity_mps),
                     brake_temperature_c: None,
-                    tyre_pressure_kpa: None,
+                    tyre_pressure_kpa: Some(w.pressure_kpa),
+                    tyre_wear: Some(w.wear),
                 }));
                 view.laps = Some(DashLaps {
                     laps_completed: Some(car.lap.laps_completed),
@@ -462,7 +465,15 @@ impl Decoded {
             Decoded::ForzaSled(s) => DashView::from_forza(format, s, None),
             Decoded::ForzaFm7Dash(p) => DashView::from_forza(format, &p.sled, Some(&p.dash)),
             Decoded::ForzaHorizon(p) => DashView::from_forza(format, &p.sled, Some(&p.dash)),
-            Decoded::ForzaFm2023(p) => DashView::from_forza(format, &p.sled, Some(&p.dash)),
+            Decoded::ForzaFm2023(p) => {
+                let mut view = DashView::from_forza(format, &p.sled, Some(&p.dash));
+                if let Some(wheels) = view.wheels.as_mut() {
+                    for (w, wear) in wheels.iter_mut().zip(p.tire_wear) {
+                        w.tyre_wear = Some(f(wear));
+                    }
+                }
+                view
+            }
             Decoded::Codemasters(p) => DashView::from_codemasters(format, p),
             Decoded::BeamNgMotionSim(p) => {
                 let mut view = DashView::empty(format, norm(p.velocity));

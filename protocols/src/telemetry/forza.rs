@@ -344,7 +344,7 @@ pub fn encode_fm2023(frame: &Frame) -> Fm2023Packet {
     Fm2023Packet {
         sled: encode_sled(frame),
         dash: encode_dash(frame),
-        tire_wear: [F32::new(0.0); 4],
+        tire_wear: frame.car.wheels.map(|w| f32_of(w.wear)),
         track_ordinal: I32::new(0),
     }
 }

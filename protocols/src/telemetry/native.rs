@@ -100,7 +100,7 @@ pub struct NativeWheel {
     pub suspension_travel_m: F64,
     /// Suspension velocity, m/s.
     pub suspension_velocity_mps: F64,
-    /// Tyre temperature, degC.
+    /// Tyre tread surface temperature, degC.
     pub temperature_c: F64,
     /// Drive torque, N m.
     pub drive_torque_nm: F64,
@@ -280,6 +280,22 @@ pub struct NativeMotionHolds {
 }
 const _: () = assert!(core::mem::size_of::<NativeMotionHolds>() == 21);
 
+/// One tyre's condition beyond the surface temperature in [`NativeWheel`] (3 f64 = 24
+/// bytes). Appended in version 3.
+#[derive(
+    Debug, Clone, Copy, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct NativeTyre {
+    /// Carcass temperature, degC.
+    pub carcass_temperature_c: F64,
+    /// Inflation pressure (gauge), kPa.
+    pub pressure_kpa: F64,
+    /// Tread wear, 0 (new) to 1 (worn out).
+    pub wear: F64,
+}
+const _: () = assert!(core::mem::size_of::<NativeTyre>() == 24);
+
 /// The whole native packet.
 #[derive(
     Debug, Clone, Copy, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
@@ -304,8 +320,10 @@ pub struct NativePacket {
     pub health: NativeHealth,
     /// Bytes 1020..1041 (version 3).
     pub motion_holds: NativeMotionHolds,
+    /// Bytes 1041..1137: FL, FR, RL, RR (version 3).
+    pub tyres: [NativeTyre; 4],
 }
-const _: () = assert!(core::mem::size_of::<NativePacket>() == 1041);
+const _: () = assert!(core::mem::size_of::<NativePacket>() == 1137);
 
 /// The u8 code of a surface: 0 asphalt, 1 kerb, 2 grass, 3 gravel, 4 wet.
 pub fn surface_code(surface: SurfaceKind) -> u8 {
@@ -492,6 +510,11 @@ pub fn encode(frame: &Frame) -> NativePacket {
         lap: encode_lap(car),
         health: encode_health(&frame.health),
         motion_holds: encode_motion_holds(&frame.motion),
+        tyres: car.wheels.map(|w| NativeTyre {
+            carcass_temperature_c: F64::new(w.carcass_temperature_c),
+            pressure_kpa: F64::new(w.pressure_kpa),
+            wear: F64::new(w.wear),
+        }),
     }
 }
 
@@ -551,7 +574,7 @@ impl NativePacket {
         let h = &self.health;
         let s = &self.steering;
         let mut wheels = [WheelTelemetry::default(); 4];
-        for (out, w) in wheels.iter_mut().zip(&self.wheels) {
+        for ((out, w), t) in wheels.iter_mut().zip(&self.wheels).zip(&self.tyres) {
             *out = WheelTelemetry {
                 load_n: w.load_n.get(),
                 slip_ratio: w.slip_ratio.get(),
@@ -565,6 +588,9 @@ impl NativePacket {
                 suspension_travel_m: w.suspension_travel_m.get(),
                 suspension_velocity_mps: w.suspension_velocity_mps.get(),
                 temperature_c: w.temperature_c.get(),
+                carcass_temperature_c: t.carcass_temperature_c.get(),
+                pressure_kpa: t.pressure_kpa.get(),
+                wear: t.wear.get(),
                 drive_torque_nm: w.drive_torque_nm.get(),
                 brake_torque_nm: w.brake_torque_nm.get(),
                 surface: surface_from_code(w.surface)?,

@@ -76,7 +76,8 @@ impl Car {
             w.contact_offset = r_wc - n * distance;
             if deflection > 0.0 {
                 let rate = -v_wc.dot(n);
-                w.load = self.tyre.radial_load(deflection, rate);
+                let stiffness = st.tyres[i].stiffness_scale;
+                w.load = self.tyre.radial_load_scaled(deflection, rate, stiffness);
             }
             inputs.surface_grip[i] = ground.surface.grip_scale;
             inputs.rolling_coefficient[i] =

@@ -5,7 +5,8 @@
 //! 2. [`suspension`]: spring, bump-stop, damper and anti-roll-bar forces from travel.
 //! 3. [`contact`]: each wheel's ground contact, tyre load and slip prediction.
 //! 4. [`tyres`]: the Magic Formula for the four wheels and the wheels' spin-rate inputs.
-//! 5. [`wheel_spin`]: the drivetrain's implicit wheel update, committed with the slips.
+//! 5. [`wheel_spin`]: the drivetrain's implicit wheel update, committed with the slips;
+//!    then [`tyre_condition`]: tyre temperatures, pressure and wear.
 //! 6. [`chassis_forces`]: tyre, suspension, aero and body-ground forces on the chassis.
 //! 7. [`motion`]: semi-implicit integration of chassis and unsprung masses, barriers.
 //! 8. [`telemetry`]: the step's telemetry record.
@@ -20,6 +21,7 @@ pub(super) mod driver_inputs;
 pub(super) mod motion;
 pub(super) mod suspension;
 pub(super) mod telemetry;
+pub(super) mod tyre_condition;
 pub(super) mod tyres;
 pub(super) mod wheel_spin;
 

@@ -8,7 +8,7 @@
 //! telemetry, `body_coord` and `body_coord_position`.
 
 use super::{WheelWork, GRAVITY};
-use crate::car::{Car, PLACEHOLDER_TYRE_TEMPERATURE_C};
+use crate::car::Car;
 use crate::math::Vec3;
 use crate::telemetry::WheelTelemetry;
 use crate::track::Track;
@@ -53,7 +53,10 @@ impl Car {
                 steer_angle_rad: steer[i],
                 suspension_travel_m: st.travel[i],
                 suspension_velocity_mps: w.travel_rate,
-                temperature_c: PLACEHOLDER_TYRE_TEMPERATURE_C,
+                temperature_c: st.tyres[i].surface_c,
+                carcass_temperature_c: st.tyres[i].carcass_c,
+                pressure_kpa: st.tyres[i].pressure_kpa,
+                wear: st.tyres[i].wear,
                 drive_torque_nm: drive[i],
                 brake_torque_nm: brake_nm[i],
                 surface: w.surface,

@@ -3,7 +3,8 @@
 //! spin-rate input for the drivetrain (road torque and its slope, brake plus rolling
 //! resistance torque).
 //!
-//! Inputs: [`TyreInputs`] and the contact fields of each [`WheelWork`], the brake torques.
+//! Inputs: [`TyreInputs`] and the contact fields of each [`WheelWork`], the brake torques,
+//! each tyre's condition grip (temperature, pressure, wear: `state.tyres`).
 //! Outputs: each [`WheelWork`]'s `alpha`, `forces`, `dfx_domega`; the [`WheelSpinInput`]s.
 
 use super::contact::TyreInputs;
@@ -19,12 +20,15 @@ impl Car {
         work: &mut [WheelWork; 4],
         brake_nm: [f64; 4],
     ) -> [WheelSpinInput; 4] {
+        // Surface grip times each tyre's condition (temperature, pressure, wear).
+        let grip: [f64; 4] =
+            std::array::from_fn(|i| inputs.surface_grip[i] * self.state.tyres[i].grip);
         let forces = self.tyre.forces4(
             inputs.kappa,
             inputs.tan_alpha,
             inputs.gamma,
             inputs.loads,
-            inputs.surface_grip,
+            grip,
         );
         let mut spin = [WheelSpinInput::default(); 4];
         for i in 0..4 {

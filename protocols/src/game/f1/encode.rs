@@ -5,8 +5,8 @@
 //! Header: `m_sessionUID` [`SESSION_UID`], `m_sessionTime` the frame's simulation time,
 //! both frame identifiers the frame's tick sequence (so the packets of one frame share it),
 //! game version 1.00, packet version 1, no secondary player (255).
-//! Neutral values for what rigd does not model: brake and engine temperatures, tyre
-//! pressures, DRS, ERS, assists, penalties, pit data, suspension acceleration, angular
+//! Tyres: surface temperature, inner (carcass) temperature and pressure from rigd's tyre
+//! model. Neutral values for what rigd does not model: brake and engine temperatures, DRS, ERS, assists, penalties, pit data, suspension acceleration, angular
 //! acceleration, aero heights, camber: 0; fuel in tank and capacity: 1 (a full tank); race
 //! and grid position 1; driver status "on track", result status "active"; track id -1
 //! (unknown); the MFD closed (255). Rev lights light 15 LEDs from idle to the limiter.
@@ -15,7 +15,9 @@
 use rig_types::{Frame, SurfaceKind};
 
 use super::layout as at;
-use super::{F1Packet, F1Year, DIRECTION_SCALE, F1_WHEEL_ORDER, HEADER_LEN, MPS_PER_KPH};
+use super::{
+    F1Packet, F1Year, DIRECTION_SCALE, F1_WHEEL_ORDER, HEADER_LEN, KPA_PER_PSI, MPS_PER_KPH,
+};
 use crate::game::y_up::{body_rate_to_local, body_to_local, world_to_z_up};
 use crate::telemetry::convert::{
     body_to_world, engine_power_w, finite_or_zero, front_steer_rad, total_distance_m,
@@ -225,13 +227,18 @@ fn write_car_telemetry(w: &mut Out, frame: &Frame) {
             base + at::TELEMETRY_TYRE_SURFACE_TEMP + k,
             tyre.temperature_c,
         );
-        w.u8_of(base + at::TELEMETRY_TYRE_INNER_TEMP + k, tyre.temperature_c);
+        w.u8_of(
+            base + at::TELEMETRY_TYRE_INNER_TEMP + k,
+            tyre.carcass_temperature_c,
+        );
         w.u8(
             base + at::TELEMETRY_SURFACE_TYPE + k,
             surface_code(tyre.surface),
         );
     }
-    // No tyre pressure in rigd's model: 0 psi (the four f32 stay zero).
+    w.wheels(base + at::TELEMETRY_TYRE_PRESSURE, |i| {
+        car.wheels[i].pressure_kpa / KPA_PER_PSI
+    });
     w.u8(at::TELEMETRY_MFD_PANEL, NOT_SET);
     w.u8(at::TELEMETRY_MFD_PANEL + 1, NOT_SET);
 }
