@@ -15,10 +15,11 @@
 //! inputs, suspension, contact, tyres, wheel spin, chassis forces, motion, telemetry),
 //! [`quarantine`] (the finiteness check of the new state and its report), [`barrier`]
 //! (collision response), [`body_contact`] (the body on the ground when the car is off its
-//! wheels).
+//! wheels), [`damage`] (breaking parts and what a broken part changes).
 
 mod barrier;
 mod body_contact;
+mod damage;
 mod phases;
 mod quarantine;
 mod step;
@@ -26,6 +27,7 @@ mod step;
 use crate::aero::AeroSpec;
 use crate::brakes::Brakes;
 use crate::controls::Controls;
+use crate::damage::{DamageSpec, DamageTelemetry};
 use crate::drivetrain::Drivetrain;
 use crate::math::{Mat3, Quat, Vec3};
 use crate::quarantine::NonFinite;
@@ -35,6 +37,11 @@ use crate::suspension::{Alignment, Suspension};
 use crate::telemetry::CarTelemetry;
 use crate::track::{Track, TrackCoord, TrackHint};
 use crate::tyre::{SlipState, Tyre};
+
+/// Tyre inflation pressure the surface model (hydroplaning onset) reads, kPa: the nominal
+/// pressure (NOMPRES) of the built-in tyre's property file, until the tyre model carries its
+/// own per-wheel pressure.
+pub const NOMINAL_INFLATION_PRESSURE_KPA: f64 = 220.0;
 
 /// Tyre temperature reported until a thermal model exists, degrees C.
 pub const PLACEHOLDER_TYRE_TEMPERATURE_C: f64 = 80.0;
@@ -81,6 +88,8 @@ pub struct Car {
     pub(crate) inertia: Mat3,
     pub(crate) inverse_inertia: Mat3,
     pub(crate) corners: [Corner; 4],
+    /// The corners as built (a reset repairs broken links and rack from them).
+    pub(crate) start_corners: [Corner; 4],
     /// Some corner has toe: the steer angles take it (skipped otherwise).
     pub(crate) has_toe: bool,
     pub(crate) tyre: Tyre,
@@ -90,6 +99,10 @@ pub struct Car {
     pub(crate) brakes: Brakes,
     pub(crate) brake_spec: crate::brakes::BrakeSpec,
     pub(crate) aero: AeroSpec,
+    /// The aero as built (a reset refits broken wings from it).
+    pub(crate) start_aero: AeroSpec,
+    /// Breakable parts' strengths, when damage is on.
+    pub(crate) damage: Option<DamageSpec>,
     /// Body x of the front and rear axles, where the downforce acts, m.
     pub(crate) aero_axles_x_m: [f64; 2],
     pub(crate) drivetrain: Drivetrain,
@@ -175,12 +188,15 @@ impl Car {
             inverse_inertia,
             has_toe: corners.iter().any(|c| c.alignment.has_toe()),
             corners,
+            start_corners: corners,
             tyre,
             steering: Steering::new(&spec.steering, c.wheelbase_m, c.track_front_m),
             front_angles: FrontWheelAngles::default(),
             brakes,
             brake_spec: spec.brakes.clone(),
             aero: spec.aero.clone(),
+            start_aero: spec.aero.clone(),
+            damage: spec.damage.filter(|d| d.enabled),
             aero_axles_x_m: [a, -b],
             drivetrain: Drivetrain::new(&spec.drivetrain),
             start_drivetrain: Drivetrain::new(&spec.drivetrain),
@@ -249,6 +265,7 @@ impl Car {
 
     /// Puts the car back where it started, at rest, with fresh brakes and driveline state.
     pub fn reset(&mut self) {
+        self.repair();
         self.state = self.start_state;
         self.brakes = Brakes::new(&self.brake_spec, &self.tyre);
         self.telemetry = CarTelemetry::default();
@@ -316,5 +333,21 @@ impl Car {
     /// The steering geometry.
     pub fn steering(&self) -> &Steering {
         &self.steering
+    }
+
+    /// The aerodynamics as they are now (a broken wing has lost its share of downforce).
+    pub fn aero(&self) -> &AeroSpec {
+        &self.aero
+    }
+
+    /// Which parts are broken.
+    pub fn damage(&self) -> DamageTelemetry {
+        self.telemetry.damage
+    }
+
+    /// Tyre inflation pressure of wheel `_wheel` the surface model reads, kPa.
+    #[inline]
+    pub fn tyre_pressure_kpa(&self, _wheel: usize) -> f64 {
+        NOMINAL_INFLATION_PRESSURE_KPA
     }
 }
