@@ -137,6 +137,7 @@ pub fn from_frame(frame: &Frame) -> Sample {
         }),
         position_m: Some([car.position_m[0], car.position_m[1]]),
         health: Some(frame.health),
+        damage: Some(car.damage),
         gauges: DashGauges {
             engine_torque_nm: Some(car.drivetrain.engine_torque_nm),
             engine_power_w: Some(
@@ -213,6 +214,7 @@ pub fn from_dash_view(view: &DashView) -> Sample {
         position_m: view.position_m.map(|p| [p[0], p[1]]),
         health: view.health,
         gauges: view.gauges,
+        damage: None,
     }
 }
 

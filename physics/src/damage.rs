@@ -60,21 +60,61 @@ impl DamageSpec {
     /// Range checks.
     pub fn validate(&self, text: &str, origin: &str) -> Result<(), DataError> {
         let checks = [
-            ("front_wing_break_impulse_ns", self.front_wing_break_impulse_ns, 1.0, 1e7),
-            ("front_wing_downforce_share", self.front_wing_downforce_share, 0.0, 1.0),
-            ("rear_wing_break_impulse_ns", self.rear_wing_break_impulse_ns, 1.0, 1e7),
-            ("rear_wing_downforce_share", self.rear_wing_downforce_share, 0.0, 1.0),
-            ("link_break_impulse_ns", self.link_break_impulse_ns, 1.0, 1e7),
+            (
+                "front_wing_break_impulse_ns",
+                self.front_wing_break_impulse_ns,
+                1.0,
+                1e7,
+            ),
+            (
+                "front_wing_downforce_share",
+                self.front_wing_downforce_share,
+                0.0,
+                1.0,
+            ),
+            (
+                "rear_wing_break_impulse_ns",
+                self.rear_wing_break_impulse_ns,
+                1.0,
+                1e7,
+            ),
+            (
+                "rear_wing_downforce_share",
+                self.rear_wing_downforce_share,
+                0.0,
+                1.0,
+            ),
+            (
+                "link_break_impulse_ns",
+                self.link_break_impulse_ns,
+                1.0,
+                1e7,
+            ),
             ("link_break_load_n", self.link_break_load_n, 1.0, 1e8),
-            ("broken_link_toe_out_deg", self.broken_link_toe_out_deg, -30.0, 30.0),
-            ("broken_link_camber_deg", self.broken_link_camber_deg, -30.0, 30.0),
+            (
+                "broken_link_toe_out_deg",
+                self.broken_link_toe_out_deg,
+                -30.0,
+                30.0,
+            ),
+            (
+                "broken_link_camber_deg",
+                self.broken_link_camber_deg,
+                -30.0,
+                30.0,
+            ),
             (
                 "steering_rack_break_impulse_ns",
                 self.steering_rack_break_impulse_ns,
                 1.0,
                 1e7,
             ),
-            ("broken_rack_offset_deg", self.broken_rack_offset_deg, -30.0, 30.0),
+            (
+                "broken_rack_offset_deg",
+                self.broken_rack_offset_deg,
+                -30.0,
+                30.0,
+            ),
         ];
         for (name, value, lo, hi) in checks {
             check_range(text, origin, &format!("damage.{name}"), value, lo, hi)?;

@@ -39,6 +39,7 @@ pub use data::DataError;
 pub use quarantine::{FaultReport, NonFinite, Quantity, StepPhase};
 pub use spec::{builtin, CarSpec};
 pub use telemetry::{
-    CarTelemetry, DamageTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, SurfaceKind, WheelTelemetry,
+    CarTelemetry, DamageTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, SurfaceKind,
+    WheelTelemetry,
 };
 pub use world::{CarId, World};

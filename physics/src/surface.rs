@@ -16,7 +16,8 @@
 //! - Hydroplaning onset (full dynamic hydroplaning) from Horne's relation `V_p = 10.35
 //!   sqrt(p_psi)` mph, i.e. [`HORNE_KMH_PER_SQRT_KPA`] `sqrt(p_kPa)` km/h, which holds at an
 //!   effective film of [`HORNE_FILM_MM`]; thinner films raise it by `(2.5 mm / h_eff)^0.2`
-//!   (at most [`MAX_FILM_CORRECTION`] times).
+//!   (at most [`MAX_FILM_CORRECTION`] times). A film the texture holds entirely (`h_eff = 0`)
+//!   costs no grip and never lifts the tyre.
 //! - Below onset the water's dynamic pressure (`~ v^2`) carries the share `(v / V_p)^2` of the
 //!   footprint, which keeps only [`HYDROPLANING_RESIDUAL`] of the dry grip; the rest keeps the
 //!   thin-film grip. At and above `V_p` the whole footprint is water-borne.
@@ -159,14 +160,14 @@ impl Surface {
 
     /// This surface with its [`WaterGrip`] computed from its texture and water film.
     pub fn prepared(mut self) -> Surface {
-        self.water = if self.water_film_mm > 0.0 {
-            let h_eff = self.effective_film_mm();
+        let h_eff = self.effective_film_mm();
+        // A film the texture holds entirely neither wets the contact nor lifts the tyre.
+        self.water = if h_eff > 0.0 {
             let micro = self.microtexture_mm.max(MIN_MICROTEXTURE_MM);
             WaterGrip {
                 film_ratio: WET_FRICTION_FLOOR
                     + (1.0 - WET_FRICTION_FLOOR) * (-h_eff / micro).exp(),
-                onset_mps_per_sqrt_kpa: HORNE_KMH_PER_SQRT_KPA / 3.6
-                    * film_correction(h_eff),
+                onset_mps_per_sqrt_kpa: HORNE_KMH_PER_SQRT_KPA / 3.6 * film_correction(h_eff),
             }
         } else {
             WaterGrip::DRY
@@ -185,15 +186,12 @@ impl Surface {
     }
 }
 
-/// Onset-speed factor of an effective film `h_eff_mm` relative to Horne's flooded surface.
+/// Onset-speed factor of an effective film `h_eff_mm` (> 0) relative to Horne's flooded
+/// surface.
 fn film_correction(h_eff_mm: f64) -> f64 {
-    if h_eff_mm <= 0.0 {
-        MAX_FILM_CORRECTION
-    } else {
-        (HORNE_FILM_MM / h_eff_mm)
-            .powf(FILM_CORRECTION_EXPONENT)
-            .min(MAX_FILM_CORRECTION)
-    }
+    (HORNE_FILM_MM / h_eff_mm)
+        .powf(FILM_CORRECTION_EXPONENT)
+        .min(MAX_FILM_CORRECTION)
 }
 
 /// What the ground under one wheel does to its tyre this step.
@@ -323,14 +321,11 @@ impl SurfaceTable {
 impl SurfaceOverrides {
     fn apply(&self, name: &str, mut s: Surface) -> Result<Surface, SurfaceProblem> {
         let field = |key: &str| format!("surface.{name}.{key}");
-        let check = |key: &str, value: Option<f64>, lo: f64, hi: f64, unit: &str| {
-            match value {
-                Some(v) if !(v.is_finite() && v >= lo && v <= hi) => Err((
-                    field(key),
-                    format!("got {v}, expected {lo} to {hi} {unit}"),
-                )),
-                _ => Ok(value),
+        let check = |key: &str, value: Option<f64>, lo: f64, hi: f64, unit: &str| match value {
+            Some(v) if !(v.is_finite() && v >= lo && v <= hi) => {
+                Err((field(key), format!("got {v}, expected {lo} to {hi} {unit}")))
             }
+            _ => Ok(value),
         };
         let set = |target: &mut f64, value: Option<f64>| {
             if let Some(v) = value {

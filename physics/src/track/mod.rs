@@ -21,8 +21,8 @@ mod surface;
 use crate::data::DataError;
 use crate::telemetry::SurfaceKind;
 
-pub use builtin::{builtin, builtin_text, BUILTIN_NAMES};
 pub use crate::surface::Surface;
+pub use builtin::{builtin, builtin_text, BUILTIN_NAMES};
 pub use road_profile::{RoadClass, RoughnessSpec};
 pub use spec::TrackSpec;
 

@@ -26,9 +26,9 @@
 //! round-off.
 
 use super::bumps::{BumpField, BumpValue};
-use super::road_profile::RoadProfile;
 use super::centreline::{self, CentreSample};
 use super::profile::{self, ProfileSample};
+use super::road_profile::RoadProfile;
 use super::spec::{SpecProblem, TrackSpec};
 use super::surface::{self, SurfaceSample, KERB_BAND, NO_KERB, RUNOFF_BAND, TRACK_BAND};
 use super::{BarrierHit, GroundHit, Surface, TrackCoord, TrackHint, TrackSection};

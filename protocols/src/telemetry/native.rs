@@ -13,8 +13,8 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 use crate::telemetry::DecodeError;
 use rig_types::{
     CarTelemetry, Controls, DamageTelemetry, DiffTelemetry, DrivetrainTelemetry, FfbHold,
-    FfbStatus, Frame,
-    GearRequest, LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind, WheelTelemetry,
+    FfbStatus, Frame, GearRequest, LapTelemetry, LoopHealth, ShiftRefusal, SurfaceKind,
+    WheelTelemetry,
 };
 
 /// The four bytes every native packet starts with.
