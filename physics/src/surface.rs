@@ -22,10 +22,14 @@
 //!   footprint, which keeps only [`HYDROPLANING_RESIDUAL`] of the dry grip; the rest keeps the
 //!   thin-film grip. At and above `V_p` the whole footprint is water-borne.
 //!
-//! Deformable surfaces (gravel, grass): the slip at peak force grows by `peak_slip_scale` (the
-//! tyre's force curve is stretched along both slip axes: forces at slip `s` are the asphalt
-//! curve's at `s / peak_slip_scale`), relaxation lengths grow by `relaxation_length_scale`, and
-//! their rolling resistance is added to the tyre's.
+//! Deformable surfaces (gravel, grass): the slip at peak force is `peak_slip_scale` times dry
+//! asphalt's. The Magic Formula's friction scale alone moves the peak slip in proportion to
+//! the grip (its slip stiffness stays, so `B = K / (C D)` grows as `D` shrinks), so the force
+//! curve is stretched along both slip axes by `peak_slip_scale / grip_scale`: forces at slip
+//! `s` are the low-grip curve's at `s grip_scale / peak_slip_scale`, and the slip stiffness
+//! falls by that factor (the compliant feel of loose ground, not low-grip asphalt's).
+//! Relaxation lengths grow by `relaxation_length_scale`, and the surface's rolling resistance
+//! is added to the tyre's.
 
 use crate::telemetry::SurfaceKind;
 use serde::Deserialize;
@@ -65,7 +69,7 @@ pub struct Surface {
     pub water_film_mm: f64,
     /// The ground gives under the tyre (gravel, grass): the scales below apply.
     pub deformable: bool,
-    /// Growth of the slip at peak force (1 on rigid ground).
+    /// Slip at peak force relative to dry asphalt's (1 on rigid ground).
     pub peak_slip_scale: f64,
     /// Growth of the tyre's relaxation lengths (1 on rigid ground).
     pub relaxation_length_scale: f64,
@@ -199,7 +203,8 @@ fn film_correction(h_eff_mm: f64) -> f64 {
 pub struct SurfaceEffect {
     /// Friction scale on the tyre's peak forces (dry grip, water film and hydroplaning).
     pub grip_scale: f64,
-    /// `1 / peak_slip_scale`: the slips are multiplied by it before the Magic Formula.
+    /// `grip_scale / peak_slip_scale` on deformable ground (1 otherwise): the slips are
+    /// multiplied by it before the Magic Formula.
     pub slip_stretch_inverse: f64,
     /// `1 / relaxation_length_scale`.
     pub relaxation_inverse: f64,
@@ -222,7 +227,7 @@ impl SurfaceEffect {
     pub fn of(surface: &Surface, speed_mps: f64, pressure_kpa: f64) -> SurfaceEffect {
         let (slip_stretch_inverse, relaxation_inverse) = if surface.deformable {
             (
-                1.0 / surface.peak_slip_scale,
+                surface.grip_scale / surface.peak_slip_scale,
                 1.0 / surface.relaxation_length_scale,
             )
         } else {

@@ -128,14 +128,13 @@ fn braking_deceleration(track: Track, speed: f64, seconds: f64) -> f64 {
     let (mut world, id) = world_with(&car("road"), track);
     run(&mut world, id, idle(), 0.5);
     world.car_mut(id).set_speed(speed);
-    let v0 = world.telemetry(id).speed_mps;
     let controls = rig_physics::Controls {
         brake: 1.0,
         clutch: 1.0,
         ..idle()
     };
     let t = run(&mut world, id, controls, seconds);
-    (v0 - t.speed_mps) / seconds
+    (speed - t.speed_mps) / seconds
 }
 
 /// Through the car: braking hard on a flooded plane above the onset speed the car barely
@@ -156,10 +155,11 @@ fn a_car_aquaplanes_above_the_onset_and_brakes_below_it() {
     assert!((0.55..0.85).contains(&ratio), "wet/dry {ratio:.3}");
 }
 
-/// A deformable surface raises the slip at peak force by its peak-slip scale (the tyre's own
-/// curve, sampled every 0.001), and through the car: cornering gently on a deformable plane
-/// with asphalt's friction, each front tyre needs 1.8 times the slip angle for its lateral
-/// force (the cornering stiffness Fy / alpha falls by the scale).
+/// A deformable surface raises the slip at peak force by its peak-slip scale over dry
+/// asphalt's (the tyre's own curve, sampled every 0.001, at gravel's half grip), and through
+/// the car: cornering gently on a deformable plane with asphalt's friction, each front tyre
+/// needs 1.8 times the slip angle for its lateral force (the cornering stiffness falls by the
+/// scale).
 #[test]
 fn a_deformable_surface_raises_the_peak_slip() {
     let asphalt = Surface::of(SurfaceKind::Asphalt);
