@@ -237,7 +237,10 @@ fn bad_surface_properties_point_at_their_line() {
     assert!(err.message.contains("unknown field"), "{err}");
     let err = error_of(&with("[roughness]\niso8608_class = \"E\""));
     assert_eq!(err.line, 5, "{err}");
-    assert!(err.message.contains('A') && err.message.contains('C'), "{err}");
+    assert!(
+        err.message.contains('A') && err.message.contains('C'),
+        "{err}"
+    );
     // And a good one builds.
     let good = with("racing_surface = \"gravel\"\n[surface.gravel]\nwater_film_mm = 3.0\n[roughness]\niso8608_class = \"B\"");
     Track::from_toml(&good, "tracks/good.toml").unwrap();
