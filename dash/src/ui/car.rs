@@ -4,7 +4,7 @@
 //! Which format sends what is listed in rig-protocols' dash view; anything not sent shows
 //! `--`, never 0. Every row is one line: the lights row leaves out unlit lights, then lit ones,
 //! when the panel is too narrow for all, and no value is cut at the edge ([`super::fit`]).
-//! The last row lists rigd's broken parts (native packets; `none` when the car is whole).
+//! A last row lists rigd's broken parts (native packets only; `none` when the car is whole).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -132,12 +132,15 @@ impl Widget for Car<'_> {
             _ => lights.push(Field::text(6, MISSING, value)),
         }
         lines.push(fit(lights, width));
-        let (damage, damage_style) = match sample.damage {
-            None => (MISSING.to_owned(), value),
-            Some(d) if !d.any() => ("none".to_owned(), value),
-            Some(d) => (broken_parts(&d), THEME.warn),
-        };
-        lines.push(row("damage", damage, damage_style));
+        // Only sources that report damage (rigd's native packets) get the row.
+        if let Some(d) = sample.damage {
+            let (damage, damage_style) = if d.any() {
+                (broken_parts(&d), THEME.warn)
+            } else {
+                ("none".to_owned(), value)
+            };
+            lines.push(row("damage", damage, damage_style));
+        }
         Paragraph::new(lines).block(block).render(area, buf);
     }
 }
@@ -191,6 +194,9 @@ mod tests {
     #[test]
     fn broken_parts_are_listed_and_a_whole_car_says_none() {
         let (mut state, now) = live_state();
+        if let Some(sample) = state.latest.as_mut() {
+            sample.damage = Some(rig_types::DamageTelemetry::default());
+        }
         let view = view_at(&state, now);
         let whole = rows(&render(Car(&view), 40, 10));
         assert!(whole[8].contains("damage    none"), "{whole:?}");

@@ -166,7 +166,7 @@ pub(crate) mod test_support {
                 dropped_time_ms: 0.0,
             }),
             gauges: Default::default(),
-            damage: Some(Default::default()),
+            damage: None,
         }
     }
 

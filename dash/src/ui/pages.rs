@@ -25,7 +25,7 @@ const TYRES_WIDTH: u16 = 37;
 /// The source panel: seven lines and the border.
 const SOURCE_HEIGHT: u16 = 9;
 /// The car panel: seven lines (the last the dash lights) and the border.
-const CAR_HEIGHT: u16 = 10;
+const CAR_HEIGHT: u16 = 9;
 
 /// One page of the dashboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
