@@ -9,6 +9,7 @@
 
 use rig_protocols::telemetry::DashGauges;
 use rig_protocols::{LoopHealth, MotionHoldTelemetry};
+use rig_types::DamageTelemetry;
 
 /// Index names of the four corners, in the order of [`Sample::tyres`].
 pub const CORNER_NAMES: [&str; 4] = ["FL", "FR", "RL", "RR"];
@@ -177,6 +178,8 @@ pub struct Sample {
     pub motion_holds: Option<MotionHoldTelemetry>,
     /// Engine gauges and dashboard lights (fuel, temperatures, boost, power; OutGauge lights).
     pub gauges: DashGauges,
+    /// Broken parts (native packets only).
+    pub damage: Option<DamageTelemetry>,
 }
 
 /// A motion hold cause's words, by its native telemetry code (`docs/telemetry-native.md`).

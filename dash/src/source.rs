@@ -140,6 +140,7 @@ pub fn from_frame(frame: &Frame) -> Sample {
         position_m: Some([car.position_m[0], car.position_m[1]]),
         health: Some(frame.health),
         motion_holds: (frame.motion.platforms > 0).then_some(frame.motion),
+        damage: Some(car.damage),
         gauges: DashGauges {
             engine_torque_nm: Some(car.drivetrain.engine_torque_nm),
             engine_power_w: Some(
@@ -219,6 +220,7 @@ pub fn from_dash_view(view: &DashView) -> Sample {
         health: view.health,
         motion_holds: None,
         gauges: view.gauges,
+        damage: None,
     }
 }
 

@@ -7,7 +7,8 @@
 //!
 //! Map: [`world`] (track + cars, `step`), [`car`] (chassis, corners, integration), [`tyre`]
 //! (MF 6.1 + relaxation), [`suspension`], [`steering`], [`brakes`], [`aero`], [`drivetrain`],
-//! [`track`], [`spec`] (car documents and [`builtin`] cars), [`maneuver`] (ISO test runs),
+//! [`track`], [`surface`] (what the ground does to the tyre: water, texture, deformable
+//! ground), [`damage`] (breakable parts), [`spec`] (car documents and [`builtin`] cars), [`maneuver`] (ISO test runs),
 //! [`math`] (f64 vectors and quaternions), [`quarantine`] (the report of a non-finite value
 //! caught in a step).
 #![deny(missing_docs)]
@@ -16,6 +17,7 @@ pub mod aero;
 pub mod brakes;
 pub mod car;
 pub mod controls;
+pub mod damage;
 pub mod data;
 pub mod drivetrain;
 pub mod lap;
@@ -25,6 +27,7 @@ pub mod quarantine;
 pub mod robot;
 pub mod spec;
 pub mod steering;
+pub mod surface;
 pub mod suspension;
 pub mod telemetry;
 pub mod track;
@@ -36,6 +39,7 @@ pub use data::DataError;
 pub use quarantine::{FaultReport, NonFinite, Quantity, StepPhase};
 pub use spec::{builtin, CarSpec};
 pub use telemetry::{
-    CarTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, SurfaceKind, WheelTelemetry,
+    CarTelemetry, DamageTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, SurfaceKind,
+    WheelTelemetry,
 };
 pub use world::{CarId, World};

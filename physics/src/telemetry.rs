@@ -7,6 +7,7 @@
 //! RL, RR ([`WHEEL_FL`] ..); slip ratio and slip angle with the Magic Formula's ISO signs.
 
 pub use rig_types::telemetry::{
-    CarTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, ShiftRefusal, SurfaceKind,
-    WheelTelemetry, DIFF_CENTRE, DIFF_FRONT, DIFF_REAR, WHEEL_FL, WHEEL_FR, WHEEL_RL, WHEEL_RR,
+    CarTelemetry, DamageTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, ShiftRefusal,
+    SurfaceKind, WheelTelemetry, DIFF_CENTRE, DIFF_FRONT, DIFF_REAR, WHEEL_FL, WHEEL_FR, WHEEL_RL,
+    WHEEL_RR,
 };

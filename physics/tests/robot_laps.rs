@@ -120,6 +120,7 @@ lap_tests! {
     rally_laps_the_circuit: "rally" on "circuit";
     rally_laps_the_oval: "rally" on "oval";
     rally_laps_the_skidpad: "rally" on "skidpad";
+    rally_laps_the_gravel_stage: "rally" on "gravel";
 }
 
 #[test]
@@ -127,7 +128,7 @@ fn every_builtin_car_and_track_is_covered() {
     assert_eq!(spec::builtin::car_names(), ["road", "race", "rally"]);
     assert_eq!(
         rig_physics::track::BUILTIN_NAMES,
-        ["circuit", "oval", "skidpad"]
+        ["circuit", "oval", "skidpad", "gravel"]
     );
 }
 

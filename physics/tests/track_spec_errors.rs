@@ -216,3 +216,32 @@ proptest! {
         }
     }
 }
+
+/// Surface properties and roughness: an out-of-range value, a slip scale on a rigid surface,
+/// an unknown key and an unknown road class each point at their line with the fix.
+#[test]
+fn bad_surface_properties_point_at_their_line() {
+    let with = |table: &str| GOOD.replace("runoff_m = 10.0", &format!("runoff_m = 10.0\n{table}"));
+    // Lines: 1 name, 2 half_width_m, 3 runoff_m, 4 the table header, 5 its first key.
+    let err = error_of(&with("[surface.wet]\nwater_film_mm = -1.0"));
+    assert_points_at(&err, 5, "surface.wet.water_film_mm", "expected 0 to 50 mm");
+    let err = error_of(&with("[surface.asphalt]\npeak_slip_scale = 1.5"));
+    assert_points_at(
+        &err,
+        5,
+        "surface.asphalt.peak_slip_scale",
+        "set surface.asphalt.deformable = true or remove peak_slip_scale",
+    );
+    let err = error_of(&with("[surface.gravel]\nwater_depth_mm = 1.0"));
+    assert_eq!(err.line, 5, "{err}");
+    assert!(err.message.contains("unknown field"), "{err}");
+    let err = error_of(&with("[roughness]\niso8608_class = \"E\""));
+    assert_eq!(err.line, 5, "{err}");
+    assert!(
+        err.message.contains('A') && err.message.contains('C'),
+        "{err}"
+    );
+    // And a good one builds.
+    let good = with("racing_surface = \"gravel\"\n[surface.gravel]\nwater_film_mm = 3.0\n[roughness]\niso8608_class = \"B\"");
+    Track::from_toml(&good, "tracks/good.toml").unwrap();
+}

@@ -119,3 +119,38 @@ fn step_never_allocates_with_two_tyre_sets_and_the_tyre_model_on() {
         );
     }
 }
+
+/// With damage on, the steps in which a head-on barrier hit breaks the race car's parts, and
+/// the reset that repairs them, allocate nothing.
+#[test]
+fn breaking_and_repairing_parts_never_allocates() {
+    use rig_physics::math::{Quat, Vec3};
+    let text = "name = \"box\"\nhalf_width_m = 6.0\nrunoff_m = 4.0\n\n\
+                [[piece]]\nkind = \"straight\"\nlength_m = 600.0\n\n\
+                [[piece]]\nkind = \"arc\"\nradius_m = 100.0\nangle_deg = 180.0\nturn = \"left\"\n\n\
+                [[piece]]\nkind = \"straight\"\nlength_m = 600.0\n\n\
+                [[piece]]\nkind = \"arc\"\nradius_m = 100.0\nangle_deg = 180.0\nturn = \"left\"\n";
+    let track = Track::from_toml(text, "test:box").unwrap();
+    let mut world = World::new(track);
+    let id = world.add_car(&car("race"));
+    let mut state = *world.car(id).state();
+    state.position = Vec3::new(200.0, 5.0, state.position.z);
+    state.orientation = Quat::from_yaw(std::f64::consts::FRAC_PI_2);
+    world.car_mut(id).set_state(state);
+    world.car_mut(id).set_speed(45.0);
+    ALLOCATIONS.with(|a| a.set(0));
+    COUNTING.with(|c| c.set(true));
+    let mut broke = false;
+    for _ in 0..1000 {
+        world.step(DT);
+        broke |= world.telemetry(id).damage.any();
+    }
+    world.reset_car(id);
+    for _ in 0..100 {
+        world.step(DT);
+    }
+    COUNTING.with(|c| c.set(false));
+    assert!(broke, "the hit broke nothing");
+    assert!(!world.telemetry(id).damage.any());
+    assert_eq!(ALLOCATIONS.with(Cell::get), 0);
+}

@@ -37,6 +37,7 @@ pub mod telemetry;
 pub use controls::{Controls, GearRequest};
 pub use frame::{FfbHold, FfbStatus, Frame, LoopHealth, MotionHoldTelemetry};
 pub use telemetry::{
-    CarTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, ShiftRefusal, SurfaceKind,
-    WheelTelemetry, DIFF_CENTRE, DIFF_FRONT, DIFF_REAR, WHEEL_FL, WHEEL_FR, WHEEL_RL, WHEEL_RR,
+    CarTelemetry, DamageTelemetry, DiffTelemetry, DrivetrainTelemetry, LapTelemetry, ShiftRefusal,
+    SurfaceKind, WheelTelemetry, DIFF_CENTRE, DIFF_FRONT, DIFF_REAR, WHEEL_FL, WHEEL_FR, WHEEL_RL,
+    WHEEL_RR,
 };

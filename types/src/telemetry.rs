@@ -220,4 +220,26 @@ pub struct CarTelemetry {
     pub barrier_contact: bool,
     /// Surface under the centre of gravity's track position (off-track detection).
     pub surface: SurfaceKind,
+    /// Which breakable parts are broken (all whole after a reset).
+    pub damage: DamageTelemetry,
+}
+
+/// Breakable parts, true when broken (rig-physics' `damage` module says what breaks them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct DamageTelemetry {
+    /// The front wing (its share of the front downforce is lost).
+    pub front_wing: bool,
+    /// The rear wing (its share of the rear downforce is lost).
+    pub rear_wing: bool,
+    /// Each corner's suspension link, FL FR RL RR (that wheel's toe and camber knocked out).
+    pub links: [bool; 4],
+    /// The steering rack (the front wheels carry a steering offset).
+    pub steering_rack: bool,
+}
+
+impl DamageTelemetry {
+    /// True when any part is broken.
+    pub fn any(&self) -> bool {
+        self.front_wing || self.rear_wing || self.steering_rack || self.links.iter().any(|l| *l)
+    }
 }

@@ -4,6 +4,7 @@
 //! Which format sends what is listed in rig-protocols' dash view; anything not sent shows
 //! `--`, never 0. Every row is one line: the lights row leaves out unlit lights, then lit ones,
 //! when the panel is too narrow for all, and no value is cut at the edge ([`super::fit`]).
+//! A last row lists rigd's broken parts (native packets only; `none` when the car is whole).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -131,8 +132,37 @@ impl Widget for Car<'_> {
             _ => lights.push(Field::text(6, MISSING, value)),
         }
         lines.push(fit(lights, width));
+        // Only sources that report damage (rigd's native packets) get the row.
+        if let Some(d) = sample.damage {
+            let (damage, damage_style) = if d.any() {
+                (broken_parts(&d), THEME.warn)
+            } else {
+                ("none".to_owned(), value)
+            };
+            lines.push(row("damage", damage, damage_style));
+        }
         Paragraph::new(lines).block(block).render(area, buf);
     }
+}
+
+/// The broken parts, shortest names first in the car's order (front to back).
+fn broken_parts(d: &rig_types::DamageTelemetry) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    if d.front_wing {
+        parts.push("F-wing");
+    }
+    if d.steering_rack {
+        parts.push("rack");
+    }
+    for (broken, name) in d.links.iter().zip(["FL", "FR", "RL", "RR"]) {
+        if *broken {
+            parts.push(name);
+        }
+    }
+    if d.rear_wing {
+        parts.push("R-wing");
+    }
+    parts.join(" ")
 }
 
 #[cfg(test)]
@@ -159,6 +189,27 @@ mod tests {
         assert!(rows[5].contains("engine    152 kW  320 Nm"), "{rows:?}");
         assert!(rows[6].contains("position  --"), "{rows:?}");
         assert!(rows[7].contains("lights    --"), "{rows:?}");
+    }
+
+    #[test]
+    fn broken_parts_are_listed_and_a_whole_car_says_none() {
+        let (mut state, now) = live_state();
+        if let Some(sample) = state.latest.as_mut() {
+            sample.damage = Some(rig_types::DamageTelemetry::default());
+        }
+        let view = view_at(&state, now);
+        let whole = rows(&render(Car(&view), 40, 10));
+        assert!(whole[8].contains("damage    none"), "{whole:?}");
+        if let Some(sample) = state.latest.as_mut() {
+            sample.damage = Some(rig_types::DamageTelemetry {
+                front_wing: true,
+                links: [false, true, false, false],
+                ..Default::default()
+            });
+        }
+        let view = view_at(&state, now);
+        let broken = rows(&render(Car(&view), 40, 10));
+        assert!(broken[8].contains("damage    F-wing FR"), "{broken:?}");
     }
 
     #[test]

@@ -169,6 +169,7 @@ pub(crate) mod test_support {
             }),
             motion_holds: None,
             gauges: Default::default(),
+            damage: None,
         }
     }
 

@@ -4,7 +4,8 @@
 //! speed (small restitution) with Coulomb friction along the barrier, and the body is pushed
 //! back out of the penetration. Velocity-level, so a 60 m/s hit cannot tunnel or explode.
 //! A broad phase on the body's track position skips the per-point queries while every point
-//! is certainly clear of the barriers (the common case).
+//! is certainly clear of the barriers (the common case). The normal impulse on each point is
+//! handed to the damage check (a hard enough hit breaks wings, links or the rack).
 
 use super::Car;
 use crate::math::{Mat3, Vec3};
@@ -31,6 +32,7 @@ impl Car {
             return false;
         }
         let mut touched = false;
+        let mut impulses = [0.0; 8];
         let inv_mass = 1.0 / self.mass_kg;
         for (k, point) in self.collision_points.iter().enumerate() {
             let r = rot.mul_vec(*point);
@@ -62,6 +64,7 @@ impl Car {
                 inv_mass + inv_inertia_world(rxn).cross(r).dot(dir)
             };
             let jn = -(1.0 + RESTITUTION) * vn / effective(n);
+            impulses[k] += jn;
             let tangential = v_point - n * vn;
             let vt = tangential.length();
             let mut impulse = n * jn;
@@ -73,6 +76,9 @@ impl Car {
             self.state.velocity += impulse * inv_mass;
             let dw_world = inv_inertia_world(r.cross(impulse));
             self.state.angular_velocity_body += rot.transpose_mul_vec(dw_world);
+        }
+        if touched {
+            self.take_damage(&impulses, &[0.0; 4]);
         }
         touched
     }

@@ -17,10 +17,11 @@
 //! inputs, suspension, contact, tyres, wheel spin, chassis forces, motion, telemetry),
 //! [`quarantine`] (the finiteness check of the new state and its report), [`barrier`]
 //! (collision response), [`body_contact`] (the body on the ground when the car is off its
-//! wheels).
+//! wheels), [`damage`] (breaking parts and what a broken part changes).
 
 mod barrier;
 mod body_contact;
+mod damage;
 mod phases;
 mod quarantine;
 mod step;
@@ -28,6 +29,7 @@ mod step;
 use crate::aero::AeroSpec;
 use crate::brakes::Brakes;
 use crate::controls::Controls;
+use crate::damage::{DamageSpec, DamageTelemetry};
 use crate::drivetrain::Drivetrain;
 use crate::math::{Mat3, Quat, Vec3};
 use crate::quarantine::NonFinite;
@@ -83,6 +85,8 @@ pub struct Car {
     pub(crate) inertia: Mat3,
     pub(crate) inverse_inertia: Mat3,
     pub(crate) corners: [Corner; 4],
+    /// The corners as built (a reset repairs broken links and rack from them).
+    pub(crate) start_corners: [Corner; 4],
     /// Some corner has toe: the steer angles take it (skipped otherwise).
     pub(crate) has_toe: bool,
     pub(crate) tyre: Tyre,
@@ -92,6 +96,10 @@ pub struct Car {
     pub(crate) brakes: Brakes,
     pub(crate) brake_spec: crate::brakes::BrakeSpec,
     pub(crate) aero: AeroSpec,
+    /// The aero as built (a reset refits broken wings from it).
+    pub(crate) start_aero: AeroSpec,
+    /// Breakable parts' strengths, when damage is on.
+    pub(crate) damage: Option<DamageSpec>,
     /// Body x of the front and rear axles, where the downforce acts, m.
     pub(crate) aero_axles_x_m: [f64; 2],
     pub(crate) drivetrain: Drivetrain,
@@ -177,12 +185,15 @@ impl Car {
             inverse_inertia,
             has_toe: corners.iter().any(|c| c.alignment.has_toe()),
             corners,
+            start_corners: corners,
             tyre,
             steering: Steering::new(&spec.steering, c.wheelbase_m, c.track_front_m),
             front_angles: FrontWheelAngles::default(),
             brakes,
             brake_spec: spec.brakes.clone(),
             aero: spec.aero.clone(),
+            start_aero: spec.aero.clone(),
+            damage: spec.damage.filter(|d| d.enabled),
             aero_axles_x_m: [a, -b],
             drivetrain: Drivetrain::new(&spec.drivetrain),
             start_drivetrain: Drivetrain::new(&spec.drivetrain),
@@ -252,6 +263,7 @@ impl Car {
 
     /// Puts the car back where it started, at rest, with fresh brakes and driveline state.
     pub fn reset(&mut self) {
+        self.repair();
         self.state = self.start_state;
         self.brakes = Brakes::new(&self.brake_spec, &self.tyre);
         self.telemetry = CarTelemetry::default();
@@ -319,5 +331,22 @@ impl Car {
     /// The steering geometry.
     pub fn steering(&self) -> &Steering {
         &self.steering
+    }
+
+    /// The aerodynamics as they are now (a broken wing has lost its share of downforce).
+    pub fn aero(&self) -> &AeroSpec {
+        &self.aero
+    }
+
+    /// Which parts are broken.
+    pub fn damage(&self) -> DamageTelemetry {
+        self.telemetry.damage
+    }
+
+    /// Tyre inflation (gauge) pressure of `wheel` the surface model reads, kPa: the tyre
+    /// model's live pressure (its hot pressure while the model is off).
+    #[inline]
+    pub fn tyre_pressure_kpa(&self, wheel: usize) -> f64 {
+        self.state.tyres[wheel].pressure_kpa
     }
 }

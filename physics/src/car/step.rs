@@ -52,6 +52,8 @@ impl Car {
         let inputs = self.driver_inputs(&controls, dt);
         let mut work = self.suspension_forces(&frame, dt);
         let tyre_inputs = self.wheel_contacts(track, &frame, inputs.steer_sin_cos, &mut work, dt);
+        // A kerb strike or landing hard enough breaks a link (from the next step on).
+        self.take_damage(&[0.0; 8], &tyre_inputs.loads);
         let spin = self.tyre_forces(&tyre_inputs, &mut work, inputs.brake_nm);
         let new_omega = self.drivetrain_step(&controls, &spin, dt);
         // `self.state` becomes the new state from here on, field by field.

@@ -1,6 +1,7 @@
 //! The robot's line: lateral offsets from the centreline at stations every few metres, relaxed
 //! so the line's curvature varies as linearly as the track's edges allow (wide entry, apex,
-//! wide exit), then its curvature, banking and the length between stations.
+//! wide exit), then its curvature, banking, the length between stations and the grip of the
+//! ground under it.
 //!
 //! The relaxation moves each station sideways until its curvature is the mean of its
 //! neighbours' (curvature that varies linearly is what a smooth, fast line looks like),
@@ -8,7 +9,7 @@
 //! offset stays inside the racing surface less the car's half width and a safety margin.
 //! Built once at construction (allocates); read-only while driving.
 
-use crate::track::Track;
+use crate::track::{Track, TrackHint};
 
 /// Target spacing of stations along the centreline, m.
 pub const STATION_SPACING_M: f64 = 4.0;
@@ -18,7 +19,7 @@ const EDGE_MARGIN_M: f64 = 0.6;
 const SWEEPS: usize = 60;
 
 /// One station of the line.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Station {
     /// Centreline distance of the station, m.
     pub distance_m: f64,
@@ -32,6 +33,23 @@ pub struct Station {
     pub bank_rad: f64,
     /// Length of the line to the next station, m.
     pub step_m: f64,
+    /// Friction scale of the ground under the line at low speed (its dry grip times its
+    /// thin-film wet share; 1 on dry asphalt, 0.5 on gravel).
+    pub grip_scale: f64,
+}
+
+impl Default for Station {
+    fn default() -> Station {
+        Station {
+            distance_m: 0.0,
+            xy: [0.0; 2],
+            offset_m: 0.0,
+            curvature_per_m: 0.0,
+            bank_rad: 0.0,
+            step_m: 0.0,
+            grip_scale: 1.0,
+        }
+    }
 }
 
 /// Signed curvature of the circle through three points (positive turning left).
@@ -91,10 +109,12 @@ pub fn build(track: &Track, half_width_m: f64, optimise: bool) -> Vec<Station> {
     }
 
     let point = |j: usize| at(&frames[j % m], offsets[j % m]);
+    let mut hint = TrackHint::default();
     let mut stations: Vec<Station> = (0..m)
         .map(|j| {
             let section = track.section(j as f64 * spacing);
             let (prev, here, next) = (point(j + m - 1), point(j), point(j + 1));
+            let surface = track.ground(here[0], here[1], &mut hint).surface;
             Station {
                 distance_m: j as f64 * spacing,
                 xy: here,
@@ -102,6 +122,7 @@ pub fn build(track: &Track, half_width_m: f64, optimise: bool) -> Vec<Station> {
                 curvature_per_m: menger(prev, here, next),
                 bank_rad: section.bank_rad,
                 step_m: (next[0] - here[0]).hypot(next[1] - here[1]),
+                grip_scale: surface.grip_scale * surface.water.film_ratio,
             }
         })
         .collect();

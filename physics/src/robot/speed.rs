@@ -52,24 +52,26 @@ fn remaining(limits: &DriverLimits, mu_lat: f64, mu_long: f64, speed: f64, k: f6
     mu_long * grip_g * (1.0 - used * used).sqrt()
 }
 
-/// Target speeds per station using `grip` (fraction of the limits the robot dares to use).
+/// Target speeds per station using `grip` (fraction of the limits the robot dares to use) on
+/// each station's ground (`Station::grip_scale`: gravel and wet patches are taken slower).
 pub fn profile(limits: &DriverLimits, stations: &[Station], grip: f64) -> Vec<f64> {
     let m = stations.len();
     let mu_lat = limits.mu_lat * grip;
     let mu_long = limits.mu_long * grip;
     let mut v: Vec<f64> = stations
         .iter()
-        .map(|s| corner_limit_mps(limits, mu_lat, s.curvature_per_m, s.bank_rad))
+        .map(|s| corner_limit_mps(limits, mu_lat * s.grip_scale, s.curvature_per_m, s.bank_rad))
         .collect();
     // Backward (braking) then forward (traction) passes, twice round the closed lap.
     for _ in 0..2 {
         for step in (0..2 * m).rev() {
             let j = step % m;
             let next = (j + 1) % m;
+            let ground = stations[next].grip_scale;
             let decel = remaining(
                 limits,
-                mu_lat,
-                mu_long,
+                mu_lat * ground,
+                mu_long * ground,
                 v[next],
                 stations[next].curvature_per_m,
             );
@@ -79,8 +81,14 @@ pub fn profile(limits: &DriverLimits, stations: &[Station], grip: f64) -> Vec<f6
         for step in 0..2 * m {
             let j = step % m;
             let next = (j + 1) % m;
-            let accel = remaining(limits, mu_lat, mu_long, v[j], stations[j].curvature_per_m)
-                * limits.driven_weight_fraction;
+            let ground = stations[j].grip_scale;
+            let accel = remaining(
+                limits,
+                mu_lat * ground,
+                mu_long * ground,
+                v[j],
+                stations[j].curvature_per_m,
+            ) * limits.driven_weight_fraction;
             let reachable = (v[j] * v[j] + 2.0 * accel * stations[j].step_m).sqrt();
             v[next] = v[next].min(reachable);
         }

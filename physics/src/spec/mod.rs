@@ -4,12 +4,14 @@
 //!
 //! Tables: `[chassis]`, `[suspension.front]`, `[suspension.rear]`, `[steering]`, `[brakes]`,
 //! `[aero]`, `[tyre]`, `[drivetrain]` (owned by the drivetrain module), `[performance]`
-//! (declared 0-100 km/h band the acceleration tests hold the car to).
+//! (declared 0-100 km/h band the acceleration tests hold the car to), and the optional
+//! `[damage]` (breakable parts and their strengths, [`crate::damage`]; none without it).
 
 pub mod builtin;
 
 use crate::aero::AeroSpec;
 use crate::brakes::BrakeSpec;
+use crate::damage::DamageSpec;
 use crate::data::{invalid, parse_toml, DataError};
 use crate::drivetrain::DrivetrainSpec;
 use crate::steering::SteeringSpec;
@@ -45,6 +47,9 @@ pub struct CarSpec {
     pub drivetrain: DrivetrainSpec,
     /// Declared performance (checked by tests).
     pub performance: PerformanceSpec,
+    /// Breakable parts (none without the table; `enabled = false` turns them off).
+    #[serde(default)]
+    pub damage: Option<DamageSpec>,
 }
 
 /// The `[chassis]` table.
@@ -241,6 +246,9 @@ impl CarSpec {
         self.steering.validate(text, origin)?;
         self.brakes.validate(text, origin)?;
         self.aero.validate(text, origin)?;
+        if let Some(damage) = &self.damage {
+            damage.validate(text, origin)?;
+        }
         self.drivetrain.validate(text, origin)?;
         let p = &self.performance;
         check_range(

@@ -5,7 +5,7 @@ use super::Track;
 use crate::data::DataError;
 
 /// Names of the built-in tracks, in the order a user would pick them.
-pub const BUILTIN_NAMES: [&str; 3] = ["circuit", "oval", "skidpad"];
+pub const BUILTIN_NAMES: [&str; 4] = ["circuit", "oval", "skidpad", "gravel"];
 
 /// The document of built-in track `name`, if there is one.
 pub fn builtin_text(name: &str) -> Option<&'static str> {
@@ -13,6 +13,7 @@ pub fn builtin_text(name: &str) -> Option<&'static str> {
         "circuit" => Some(include_str!("../../data/tracks/circuit.toml")),
         "oval" => Some(include_str!("../../data/tracks/oval.toml")),
         "skidpad" => Some(include_str!("../../data/tracks/skidpad.toml")),
+        "gravel" => Some(include_str!("../../data/tracks/gravel.toml")),
         _ => None,
     }
 }

@@ -69,7 +69,7 @@ const SINE_TABLE: [[f64; 2]; TABLE_SIZE] = {
 /// cosine, with 3-term series for `sin r - r` and `cos r - 1` (truncation below 1e-22 and
 /// 1e-19).
 #[inline]
-fn table_sin_cos(x: f64) -> (f64, f64) {
+pub(crate) fn table_sin_cos(x: f64) -> (f64, f64) {
     // NaN passes this test and comes out as NaN (its index saturates to 0, its remainder is
     // NaN).
     if x.abs() > TABLE_LIMIT {
@@ -125,7 +125,7 @@ fn splitmix64(mut x: u64) -> u64 {
 }
 
 /// A phase in `0 .. 2 pi` from `seed` and `salt`.
-fn phase(seed: u64, salt: u64) -> f64 {
+pub(crate) fn phase(seed: u64, salt: u64) -> f64 {
     (splitmix64(seed ^ splitmix64(salt)) >> 11) as f64 / (1u64 << 53) as f64 * TAU
 }
 

@@ -1,8 +1,8 @@
 //! The track: a 3D ribbon built from a centreline, queried per wheel for ground height, normal
 //! and surface, and per car for along/across-track coordinates and barrier contact.
 //!
-//! Two shapes exist: an infinite inclined plane ([`Track::flat`], [`Track::plane`]) for
-//! manoeuvre tests, and the ribbon built from a [`TrackSpec`] document (see [`ribbon`] for the
+//! Two shapes exist: an infinite inclined plane ([`Track::flat`], [`Track::plane`],
+//! [`Track::plane_of`] for a plane of another surface) for manoeuvre tests, and the ribbon built from a [`TrackSpec`] document (see [`ribbon`] for the
 //! geometry model). Every query takes a [`TrackHint`] that the caller keeps per wheel / per car:
 //! with it queries are O(1) and never allocate, so they run inside `World::step`.
 //!
@@ -14,77 +14,17 @@ mod bumps;
 mod centreline;
 mod profile;
 mod ribbon;
+pub mod road_profile;
 pub mod spec;
 mod surface;
 
 use crate::data::DataError;
 use crate::telemetry::SurfaceKind;
 
+pub use crate::surface::Surface;
 pub use builtin::{builtin, builtin_text, BUILTIN_NAMES};
+pub use road_profile::{RoadClass, RoughnessSpec};
 pub use spec::TrackSpec;
-
-/// Grip and feel of a surface.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Surface {
-    /// What it is.
-    pub kind: SurfaceKind,
-    /// Friction scale on the tyre's peak forces (asphalt 1.0).
-    pub grip_scale: f64,
-    /// Rolling resistance coefficient added to the tyre's own.
-    pub rolling_resistance: f64,
-    /// Amplitude of the deterministic roughness, m. The roughness is already part of the
-    /// heights and normals [`Track::ground`] returns; this is for cues (rumble, FFB texture).
-    pub roughness_m: f64,
-}
-
-impl Surface {
-    /// Dry asphalt.
-    pub const ASPHALT: Surface = Surface {
-        kind: SurfaceKind::Asphalt,
-        grip_scale: 1.0,
-        rolling_resistance: 0.0,
-        roughness_m: 0.0,
-    };
-    /// Painted kerb: slightly less grip, a rumble.
-    pub const KERB: Surface = Surface {
-        kind: SurfaceKind::Kerb,
-        grip_scale: 0.9,
-        rolling_resistance: 0.005,
-        roughness_m: 0.006,
-    };
-    /// Grass: little grip, soft.
-    pub const GRASS: Surface = Surface {
-        kind: SurfaceKind::Grass,
-        grip_scale: 0.6,
-        rolling_resistance: 0.04,
-        roughness_m: 0.015,
-    };
-    /// Gravel trap: low grip and high drag to stop cars.
-    pub const GRAVEL: Surface = Surface {
-        kind: SurfaceKind::Gravel,
-        grip_scale: 0.5,
-        rolling_resistance: 0.10,
-        roughness_m: 0.02,
-    };
-    /// Wet asphalt.
-    pub const WET: Surface = Surface {
-        kind: SurfaceKind::Wet,
-        grip_scale: 0.65,
-        rolling_resistance: 0.005,
-        roughness_m: 0.0,
-    };
-
-    /// The properties of a surface kind.
-    pub fn of(kind: SurfaceKind) -> Surface {
-        match kind {
-            SurfaceKind::Asphalt => Surface::ASPHALT,
-            SurfaceKind::Kerb => Surface::KERB,
-            SurfaceKind::Grass => Surface::GRASS,
-            SurfaceKind::Gravel => Surface::GRAVEL,
-            SurfaceKind::Wet => Surface::WET,
-        }
-    }
-}
 
 /// Per-query cache (e.g. the last segment index) so repeated queries near the same place are
 /// O(1). Each wheel and each car keeps its own.
@@ -158,19 +98,19 @@ pub struct TrackSection {
 
 #[derive(Debug, Clone)]
 enum Shape {
-    /// `z = grade * x`, no barriers.
-    Plane { grade: f64 },
+    /// `z = grade * x`, no barriers, one surface.
+    Plane { grade: f64, surface: Surface },
     /// A closed ribbon built from a document.
     Ribbon(Box<ribbon::Ribbon>),
 }
 
 /// The plane's ground at `x` (the same everywhere across).
-fn plane_ground(grade: f64, x: f64) -> GroundHit {
+fn plane_ground(grade: f64, surface: Surface, x: f64) -> GroundHit {
     let norm = (1.0 + grade * grade).sqrt();
     GroundHit {
         height_m: grade * x,
         normal: [-grade / norm, 0.0, 1.0 / norm],
-        surface: Surface::ASPHALT,
+        surface,
     }
 }
 
@@ -218,13 +158,25 @@ impl Track {
     /// An infinite asphalt plane without barriers rising along +x with `grade` (rise over run,
     /// 0.10 for a 10 % slope): height `z = grade * x`. For slope and hill-hold tests.
     pub fn plane(grade: f64) -> Track {
+        Track::plane_of(grade, Surface::of(SurfaceKind::Asphalt))
+    }
+
+    /// An infinite plane like [`Track::plane`] all of `surface` (a flooded or gravel plane
+    /// for surface tests).
+    pub fn plane_of(grade: f64, surface: Surface) -> Track {
+        let surface = surface.prepared();
+        let ground = if surface.kind == SurfaceKind::Asphalt {
+            String::new()
+        } else {
+            format!(" of {:?}", surface.kind).to_lowercase()
+        };
         Track {
             name: if grade == 0.0 {
-                "flat".to_string()
+                format!("flat{ground}")
             } else {
-                format!("plane {:.1} %", grade * 100.0)
+                format!("plane {:.1} %{ground}", grade * 100.0)
             },
-            shape: Shape::Plane { grade },
+            shape: Shape::Plane { grade, surface },
             temperatures_c: [DEFAULT_AIR_TEMP_C, DEFAULT_TRACK_TEMP_C],
         }
     }
@@ -284,7 +236,7 @@ impl Track {
     /// Ground under (x, y).
     pub fn ground(&self, x: f64, y: f64, hint: &mut TrackHint) -> GroundHit {
         match &self.shape {
-            Shape::Plane { grade } => plane_ground(*grade, x),
+            Shape::Plane { grade, surface } => plane_ground(*grade, *surface, x),
             Shape::Ribbon(r) => r.ground(x, y, hint),
         }
     }
@@ -311,7 +263,7 @@ impl Track {
         hint: &mut TrackHint,
     ) -> (TrackCoord, SurfaceKind) {
         match &self.shape {
-            Shape::Plane { .. } => (self.project(p, hint), SurfaceKind::Asphalt),
+            Shape::Plane { surface, .. } => (self.project(p, hint), surface.kind),
             Shape::Ribbon(r) => r.project_with_surface(p, hint),
         }
     }
@@ -345,7 +297,7 @@ impl Track {
     /// the start line, one slot every grid spacing, alternating left and right.
     pub fn start_pose(&self, slot: usize) -> ([f64; 3], f64) {
         match &self.shape {
-            Shape::Plane { grade } => {
+            Shape::Plane { grade, .. } => {
                 let x = -(slot as f64) * 8.0;
                 ([x, 0.0, grade * x], 0.0)
             }
@@ -364,7 +316,7 @@ impl Track {
     /// The cross-section at `distance_m` along the lap (wrapped into the lap).
     pub fn section(&self, distance_m: f64) -> TrackSection {
         match &self.shape {
-            Shape::Plane { grade } => {
+            Shape::Plane { grade, .. } => {
                 let x = distance_m.rem_euclid(PLANE_LAP_M);
                 TrackSection {
                     distance_m: x,

@@ -4,7 +4,8 @@
 //! Geometry model: the road is a height field over track coordinates `(s, d)` where `s` is the
 //! distance along the centreline and `d` the *horizontal* lateral offset (positive left). The
 //! height is the centreline height, minus `d * tan(bank)`, plus crown, kerbs, long-wave bumps
-//! and surface roughness. Between samples, positions and heights are cubic Hermite
+//! the ISO 8608 road profile (where the document asks for one, [`super::road_profile`]) and
+//! surface roughness. Between samples, positions and heights are cubic Hermite
 //! interpolated (exact tangents and grades at the samples) and every slope ingredient is
 //! linearly interpolated, so the normal is continuous across sample joins (the interpolated
 //! normals of seed 003): a wheel rolling over a join feels no step.
@@ -27,6 +28,7 @@
 use super::bumps::{BumpField, BumpValue};
 use super::centreline::{self, CentreSample};
 use super::profile::{self, ProfileSample};
+use super::road_profile::RoadProfile;
 use super::spec::{SpecProblem, TrackSpec};
 use super::surface::{self, SurfaceSample, KERB_BAND, NO_KERB, RUNOFF_BAND, TRACK_BAND};
 use super::{BarrierHit, GroundHit, Surface, TrackCoord, TrackHint, TrackSection};
@@ -195,6 +197,10 @@ pub(crate) struct Ribbon {
     bumps: BumpField,
     /// Unit-amplitude roughness fields per surface id.
     roughness: [BumpField; 5],
+    /// Properties of each surface kind (built-in values with the document's overrides).
+    surfaces: [Surface; 5],
+    /// The ISO 8608 road profile, if the document asks for roughness.
+    road: Option<RoadProfile>,
     sector_starts_m: [f64; 2],
     grid_spacing_m: f64,
 }
@@ -354,9 +360,22 @@ impl Ribbon {
                 roughness_field(SurfaceKind::Gravel),
                 roughness_field(SurfaceKind::Wet),
             ],
+            surfaces: spec
+                .surface
+                .surfaces()
+                .map_err(|(field, message)| SpecProblem::new(field, message))?,
+            road: spec.roughness.map(|roughness| {
+                RoadProfile::generate(roughness.iso8608_class, length_m, spec.seed)
+            }),
             sector_starts_m,
             grid_spacing_m: spec.grid_spacing_m,
         })
+    }
+
+    /// The properties of the surface with stored id `id`.
+    #[inline]
+    fn surface_of(&self, id: u8) -> &Surface {
+        &self.surfaces[surface::kind_of(id) as usize]
     }
 
     pub(crate) fn length_m(&self) -> f64 {
@@ -564,6 +583,13 @@ impl Ribbon {
         height += bump.height_m;
         dz_ds += bump.d_ds;
         dz_dd += bump.d_dd;
+        // The ISO 8608 road profile, where the track has one.
+        if let Some(road) = &self.road {
+            let v = road.at(loc.s, d);
+            height += v.height_m;
+            dz_ds += v.d_ds;
+            dz_dd += v.d_dd;
+        }
 
         // Surface band and its kerb height / roughness.
         let ids = a.surface.ids;
@@ -579,7 +605,7 @@ impl Ribbon {
             height += self.kerb_height_m * fade * shape;
             dz_ds += self.kerb_height_m * fade_rate * shape;
             dz_dd += self.kerb_height_m * fade * shape_rate * sign;
-            let amp = Surface::of(surface::kind_of(kerb_id)).roughness_m;
+            let amp = self.surface_of(kerb_id).roughness_m;
             self.add_roughness(
                 kerb_id,
                 &loc,
@@ -601,7 +627,7 @@ impl Ribbon {
             let fade_rate = (b.surface.runoff_fade[side] - a.surface.runoff_fade[side]) / ds;
             let (lateral, lateral_rate) =
                 smoothstep_with_slope((beyond_edge - inner) / RUNOFF_LATERAL_FADE_M);
-            let amp = Surface::of(surface::kind_of(runoff_id)).roughness_m;
+            let amp = self.surface_of(runoff_id).roughness_m;
             self.add_roughness(
                 runoff_id,
                 &loc,
@@ -624,7 +650,7 @@ impl Ribbon {
         GroundHit {
             height_m: height,
             normal: [-gx / norm, -gy / norm, 1.0 / norm],
-            surface: Surface::of(surface::kind_of(id)),
+            surface: *self.surface_of(id),
         }
     }
 

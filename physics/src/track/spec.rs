@@ -12,7 +12,9 @@
 
 use serde::Deserialize;
 
+use super::road_profile::RoughnessSpec;
 use crate::data::{invalid, parse_toml, DataError};
+use crate::surface::SurfaceTable;
 use crate::telemetry::SurfaceKind;
 
 /// A whole track document.
@@ -48,6 +50,17 @@ pub struct TrackSpec {
     /// Surface between the edge (or kerb) and the barrier unless a piece or zone says otherwise.
     #[serde(default = "default_runoff_surface")]
     pub runoff_surface: SurfaceName,
+    /// Surface of the racing surface unless a zone says otherwise (default asphalt; a rally
+    /// stage's is gravel).
+    #[serde(default = "default_racing_surface")]
+    pub racing_surface: SurfaceName,
+    /// Per-kind surface properties overriding the built-in ones (`[surface.wet]`
+    /// `water_film_mm = 2.0`, ...; see `crate::surface`).
+    #[serde(default)]
+    pub surface: SurfaceTable,
+    /// Road roughness from an ISO 8608 road class over the whole track (none without it).
+    #[serde(default)]
+    pub roughness: Option<RoughnessSpec>,
     /// Distances along the lap where sectors 2 and 3 begin, m (default: thirds of the lap).
     #[serde(default)]
     pub sector_starts_m: Option<[f64; 2]>,
@@ -287,6 +300,9 @@ fn default_kerb_height_m() -> f64 {
 fn default_runoff_surface() -> SurfaceName {
     SurfaceName::Grass
 }
+fn default_racing_surface() -> SurfaceName {
+    SurfaceName::Asphalt
+}
 fn default_grid_spacing_m() -> f64 {
     8.0
 }
@@ -354,6 +370,9 @@ impl TrackSpec {
                 "start_heading_deg",
                 "expected a finite angle in degrees",
             ));
+        }
+        if let Err((field, message)) = self.surface.surfaces() {
+            return Err(SpecProblem::new(field, message));
         }
         if self.pieces.is_empty() {
             return Err(SpecProblem::new(

@@ -60,8 +60,8 @@ pub(crate) fn sample(
     let index_of = |s: f64| ((s / spacing).round() as usize).min(n);
     let mut ids = vec![
         [
-            id(SurfaceName::Asphalt),
-            id(SurfaceName::Asphalt),
+            id(spec.racing_surface),
+            id(spec.racing_surface),
             NO_KERB,
             NO_KERB,
             id(spec.runoff_surface),

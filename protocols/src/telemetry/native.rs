@@ -12,8 +12,9 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 use crate::telemetry::DecodeError;
 use rig_types::{
-    CarTelemetry, Controls, DiffTelemetry, DrivetrainTelemetry, FfbHold, FfbStatus, Frame,
-    GearRequest, LapTelemetry, LoopHealth, MotionHoldTelemetry, ShiftRefusal, SurfaceKind,
+    CarTelemetry, Controls, DamageTelemetry, DiffTelemetry, DrivetrainTelemetry, FfbHold,
+    FfbStatus, Frame, GearRequest, LapTelemetry, LoopHealth, MotionHoldTelemetry, ShiftRefusal,
+    SurfaceKind,
     WheelTelemetry,
 };
 
@@ -219,7 +220,8 @@ pub struct NativeLap {
     pub sector: u8,
     /// Surface under the car ([`surface_code`]).
     pub surface: u8,
-    /// Bit 0: barrier contact.
+    /// Bit 0: barrier contact; broken parts: bit 1 front wing, bit 2 rear wing, bits 3-6
+    /// suspension links FL FR RL RR, bit 7 steering rack.
     pub flags: u8,
 }
 const _: () = assert!(core::mem::size_of::<NativeLap>() == 103);
@@ -453,7 +455,14 @@ fn encode_lap(car: &CarTelemetry) -> NativeLap {
         laps_completed: U32::new(l.laps_completed),
         sector: l.sector,
         surface: surface_code(car.surface),
-        flags: u8::from(car.barrier_contact),
+        flags: u8::from(car.barrier_contact)
+            | u8::from(car.damage.front_wing) << 1
+            | u8::from(car.damage.rear_wing) << 2
+            | u8::from(car.damage.links[0]) << 3
+            | u8::from(car.damage.links[1]) << 4
+            | u8::from(car.damage.links[2]) << 5
+            | u8::from(car.damage.links[3]) << 6
+            | u8::from(car.damage.steering_rack) << 7,
     }
 }
 
@@ -665,6 +674,12 @@ impl NativePacket {
             },
             barrier_contact: bit(l.flags, 0),
             surface: surface_from_code(l.surface)?,
+            damage: DamageTelemetry {
+                front_wing: bit(l.flags, 1),
+                rear_wing: bit(l.flags, 2),
+                links: [3, 4, 5, 6].map(|n| bit(l.flags, n)),
+                steering_rack: bit(l.flags, 7),
+            },
         };
         Ok(Frame {
             sequence: self.header.sequence.get(),

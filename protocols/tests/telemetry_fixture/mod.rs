@@ -110,6 +110,7 @@ pub fn frame() -> Frame {
             },
             barrier_contact: false,
             surface: SurfaceKind::Asphalt,
+            damage: Default::default(),
         },
         health: LoopHealth {
             ticks: 12500,

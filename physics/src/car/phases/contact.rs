@@ -4,13 +4,15 @@
 //!
 //! Inputs: the start state, the body frame, the road-wheel steer angles, the track (the
 //! wheels' ground hints are updated). Outputs: each [`WheelWork`]'s contact fields, load,
-//! slip, and the Magic Formula's four-wheel inputs ([`TyreInputs`]), among them each tyre's
+//! slip, and the Magic Formula's four-wheel inputs ([`TyreInputs`]) with the surface's effect
+//! on grip, peak slip and relaxation ([`crate::surface`]), among them each tyre's
 //! inclination to the ground: its camber relative to the body (static plus gain with travel)
 //! plus the body's lean over the ground there.
 
 use super::{StepFrame, WheelWork, MOUNT_MIRROR};
 use crate::car::Car;
 use crate::math::{self, Vec3};
+use crate::surface::SurfaceEffect;
 use crate::track::Track;
 
 /// The four wheels' Magic Formula inputs (zero for a wheel off the ground).
@@ -86,11 +88,22 @@ impl Car {
                 let v_cp = st.velocity + omega_w.cross(w.contact_offset);
                 w.vx = v_cp.dot(w.forward);
                 w.vy = v_cp.dot(w.lateral);
-                let pred =
-                    st.slip[i].predict(&self.tyre, w.vx, w.vy, st.wheel_omega[i], w.radius, dt);
+                // The ground's effect (crate::surface): grip with water and hydroplaning, the
+                // force curve stretched along the slips by the peak-slip scale, and relaxation
+                // lengths scaled, which is the slip state's law run on velocities divided by
+                // the scale (so the spin-rate slope is divided by both).
+                let pressure = self.tyre_pressure_kpa(i);
+                let effect = SurfaceEffect::of(&ground.surface, w.vx.abs(), pressure);
+                let (relax, stretch) = (effect.relaxation_inverse, effect.slip_stretch_inverse);
+                let omega = st.wheel_omega[i] * relax;
+                let mut pred =
+                    st.slip[i].predict(&self.tyre, w.vx * relax, w.vy * relax, omega, w.radius, dt);
+                pred.dkappa_domega *= relax * stretch;
                 w.slip = pred;
-                inputs.kappa[i] = pred.kappa_at_omega0;
-                inputs.tan_alpha[i] = MOUNT_MIRROR[i] * pred.alpha;
+                w.relaxation_inverse = relax;
+                inputs.surface_grip[i] = effect.grip_scale;
+                inputs.kappa[i] = pred.kappa_at_omega0 * stretch;
+                inputs.tan_alpha[i] = MOUNT_MIRROR[i] * pred.alpha * stretch;
                 inputs.loads[i] = w.load;
                 // ISO inclination: the body's lean (+ rolls the top of a wheel fixed to the
                 // body to the right) minus the vehicle camber on the left, plus it on the

@@ -106,6 +106,9 @@ pub(super) struct WheelWork {
     pub forces: TyreForces,
     /// This step's slips (committed with the new spin rate).
     pub slip: SlipPrediction,
+    /// `1 / relaxation_length_scale` of the surface under the wheel (the slip state runs on
+    /// velocities times this).
+    pub relaxation_inverse: f64,
     pub surface: SurfaceKind,
     pub suspension_force: f64,
     pub travel_rate: f64,

@@ -42,7 +42,9 @@ impl Car {
             self.state.wheel_omega[i] = omega1;
             if w.load > 0.0 {
                 w.forces.fx += w.dfx_domega * (omega1 - omega0);
-                self.state.slip[i].commit(&self.tyre, &w.slip, w.vx, omega1, w.radius, dt);
+                // On the slip state's scaled velocities (see the contact phase).
+                let (vx, omega) = (w.vx * w.relaxation_inverse, omega1 * w.relaxation_inverse);
+                self.state.slip[i].commit(&self.tyre, &w.slip, vx, omega, w.radius, dt);
             } else {
                 self.state.slip[i] = Default::default();
             }

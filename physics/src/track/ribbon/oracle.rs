@@ -4,8 +4,8 @@
 //! Kept only for tests, as the oracle the fast queries must match to round-off.
 
 use super::super::bumps::BumpValue;
-use super::super::surface::{self, KERB_BAND, NO_KERB};
-use super::super::{BarrierHit, GroundHit, Surface, TrackCoord, TrackHint};
+use super::super::surface::{KERB_BAND, NO_KERB};
+use super::super::{BarrierHit, GroundHit, TrackCoord, TrackHint};
 use super::{lerp, smoothstep_with_slope, Located, Ribbon, MAX_WALK, RUNOFF_LATERAL_FADE_M};
 
 fn hermite(t: f64) -> ([f64; 4], [f64; 4]) {
@@ -173,6 +173,12 @@ impl Ribbon {
         height += bump.height_m;
         dz_ds += bump.d_ds;
         dz_dd += bump.d_dd;
+        if let Some(road) = &self.road {
+            let v = road.at(loc.s, d);
+            height += v.height_m;
+            dz_ds += v.d_ds;
+            dz_dd += v.d_dd;
+        }
 
         // Surface band and its kerb height / roughness.
         let ids = a.surface.ids;
@@ -188,7 +194,7 @@ impl Ribbon {
             height += self.kerb_height_m * fade * shape;
             dz_ds += self.kerb_height_m * fade_rate * shape;
             dz_dd += self.kerb_height_m * fade * shape_rate * sign;
-            let amp = Surface::of(surface::kind_of(kerb_id)).roughness_m;
+            let amp = self.surface_of(kerb_id).roughness_m;
             self.oracle_add_roughness(
                 kerb_id,
                 &loc,
@@ -210,7 +216,7 @@ impl Ribbon {
             let fade_rate = (b.surface.runoff_fade[side] - a.surface.runoff_fade[side]) / ds;
             let (lateral, lateral_rate) =
                 smoothstep_with_slope((beyond_edge - inner) / RUNOFF_LATERAL_FADE_M);
-            let amp = Surface::of(surface::kind_of(runoff_id)).roughness_m;
+            let amp = self.surface_of(runoff_id).roughness_m;
             self.oracle_add_roughness(
                 runoff_id,
                 &loc,
@@ -233,7 +239,7 @@ impl Ribbon {
         GroundHit {
             height_m: height,
             normal: [-gx / norm, -gy / norm, 1.0 / norm],
-            surface: Surface::of(surface::kind_of(id)),
+            surface: *self.surface_of(id),
         }
     }
 
