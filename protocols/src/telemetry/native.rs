@@ -14,8 +14,7 @@ use crate::telemetry::DecodeError;
 use rig_types::{
     CarTelemetry, Controls, DamageTelemetry, DiffTelemetry, DrivetrainTelemetry, FfbHold,
     FfbStatus, Frame, GearRequest, LapTelemetry, LoopHealth, MotionHoldTelemetry, ShiftRefusal,
-    SurfaceKind,
-    WheelTelemetry,
+    SurfaceKind, WheelTelemetry,
 };
 
 /// The four bytes every native packet starts with.
