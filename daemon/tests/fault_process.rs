@@ -194,15 +194,18 @@ fn a_full_log_disk_does_not_stop_the_loop_or_the_clean_exit() {
     );
 }
 
-/// Threads and open file descriptors of `pid`.
-fn threads_and_fds(pid: u32) -> (usize, usize) {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+/// The names of `pid`'s threads (sorted) and its count of open file descriptors.
+fn threads_and_fds(pid: u32) -> (Vec<String>, usize) {
+    let mut threads: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
         .unwrap()
-        .count();
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .map(|name| name.trim().to_string())
+        .collect();
+    threads.sort();
     let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
         .unwrap()
         .count();
-    (tasks, fds)
+    (threads, fds)
 }
 
 #[test]
@@ -213,7 +216,18 @@ fn reloads_leave_no_thread_or_file_descriptor_behind() {
     let notify = NotifySocket::bind(&dir.0);
     let mut child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
     notify.wait_for("READY=1", Duration::from_secs(30));
-    let before = threads_and_fds(child.id());
+    // Threads the session starts just after READY (the gamepad context's) count as the start:
+    // the baseline is the first sample equal to the one 500 ms before it.
+    let mut before = threads_and_fds(child.id());
+    let settle = Instant::now() + Duration::from_secs(5);
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let again = threads_and_fds(child.id());
+        if again == before || Instant::now() > settle {
+            break;
+        }
+        before = again;
+    }
     for round in 0..3 {
         signal(&child, libc::SIGHUP);
         notify.wait_for("RELOADING=1", Duration::from_secs(10));
