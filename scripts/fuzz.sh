@@ -23,7 +23,10 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
  -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares \
  -Cdebug-assertions -Coverflow-checks"
 build_start=$SECONDS
-(cd "$root/fuzz" && cargo build --quiet --locked --release --target "$host" --bins)
+# Its own target dir whatever CARGO_TARGET_DIR says (the clean-clone CI run sets one): the
+# binaries are looked for there, and these flags would otherwise rebuild the workspace's cache.
+(cd "$root/fuzz" && CARGO_TARGET_DIR="$root/fuzz/target" \
+    cargo build --quiet --locked --release --target "$host" --bins)
 echo "fuzz: built the targets in $((SECONDS - build_start)) s" >&2
 
 targets="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' "$root/fuzz/Cargo.toml" | grep -vx rig-protocols-fuzz)}"
