@@ -23,44 +23,11 @@ use std::time::{Duration, Instant};
 
 use fault_support::{number_after, point_link};
 use motion_pty::Pty;
-use smc3_board::{BoardOnPty, BOOT_TARGET, DEFAULT_CLIP};
+use smc3_board::{
+    max_step, max_step_change, seat_platform, usable_travel, BoardOnPty, BOOT_TARGET, RATE_HZ,
+};
 use smc3_wire::counts;
 use support::*;
-
-const RANGE_DEG: f64 = 60.0;
-const MAX_SPEED_DEG_PER_S: f64 = 120.0;
-const MAX_ACCEL_DEG_PER_S2: f64 = 1200.0;
-const RATE_HZ: f64 = 100.0;
-const PARK_POSITION: f64 = -0.9;
-
-fn platform(name: &str, output: &str) -> String {
-    format!(
-        r#"
-[[motion.platforms]]
-name = "{name}"
-
-[motion.platforms.geometry]
-layout = "vertical"
-actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
-crank_radius_m = 0.10
-
-[motion.platforms.actuators]
-range_deg = {RANGE_DEG}
-max_speed_deg_per_s = {MAX_SPEED_DEG_PER_S}
-max_accel_deg_per_s2 = {MAX_ACCEL_DEG_PER_S2}
-park_position = {PARK_POSITION}
-
-[motion.platforms.cueing]
-sway_gain = 3.0
-surge_gain = 3.0
-roll_limit_deg = 40.0
-pitch_limit_deg = 40.0
-
-[[motion.platforms.outputs]]
-{output}
-"#
-    )
-}
 
 fn smc3_output(link: &Path) -> String {
     format!(
@@ -69,20 +36,8 @@ fn smc3_output(link: &Path) -> String {
     )
 }
 
-fn usable() -> f64 {
-    f64::from(BOOT_TARGET - 1 - DEFAULT_CLIP.0) / 511.0 * 0.95
-}
-
 fn park() -> u16 {
-    counts(-usable())
-}
-
-fn max_step() -> u16 {
-    (MAX_SPEED_DEG_PER_S / RATE_HZ / RANGE_DEG * 512.0).ceil() as u16 + 1
-}
-
-fn max_step_change() -> u16 {
-    (MAX_ACCEL_DEG_PER_S2 / (RATE_HZ * RATE_HZ) / RANGE_DEG * 512.0).ceil() as u16 + 2
+    counts(-usable_travel())
 }
 
 /// Every frame after `from` moves within the speed and acceleration limits (`from_rest`: the
@@ -192,8 +147,8 @@ fn a_lost_controller_parks_alone_is_marked_and_rehomes_on_return() {
         links.borrow_mut().extend([seat.clone(), shaker.clone()]);
         format!(
             "{TEST_CONFIG}{}{}",
-            platform("seat", &smc3_output(&seat)),
-            platform("shaker", &smc3_output(&shaker))
+            seat_platform("seat", &smc3_output(&seat)),
+            seat_platform("shaker", &smc3_output(&shaker))
         )
     });
     // rigd retries opening every 500 ms: the boards may come after it started.
@@ -280,7 +235,7 @@ fn a_controller_that_stops_reading_never_slows_the_loop_and_rejoins_when_it_read
             "template = \"S<Axis1a>,<Axis2a>;{pad}<10>\"\nbits = 10\nformat = \"decimal\"\nbaud = 4000000\nrate_hz = 1000.0\nserial_port = \"{}\"\npost_open_delay_ms = 0\n",
             link.display()
         );
-        format!("{TEST_CONFIG}{}", platform("seat", &output))
+        format!("{TEST_CONFIG}{}", seat_platform("seat", &output))
     });
     // Read for a moment (the link comes up), then stop reading.
     let read = pty.read_for(Duration::from_millis(1500));
@@ -343,7 +298,10 @@ fn a_two_second_stop_of_rigd_parks_on_resume_within_the_limits_and_rejoins() {
     let rig = Rig::start("fault-motion-sigstop", |dir| {
         let link = dir.join("ttySEAT");
         point_link(&link, &slave);
-        format!("{TEST_CONFIG}{}", platform("seat", &smc3_output(&link)))
+        format!(
+            "{TEST_CONFIG}{}",
+            seat_platform("seat", &smc3_output(&link))
+        )
     });
     board.wait_for(Duration::from_secs(30), running);
     rig.drain();

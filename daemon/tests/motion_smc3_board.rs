@@ -24,64 +24,21 @@ mod support;
 use std::time::{Duration, Instant};
 
 use motion_pty::Pty;
-use smc3_board::{BoardOnPty, BOOT_TARGET, DEFAULT_CLIP};
+use smc3_board::{
+    max_step, max_step_change, seat_platform, usable_travel, BoardOnPty, BOOT_TARGET, DEFAULT_CLIP,
+};
 use smc3_wire::counts;
 use support::*;
 
-const RANGE_DEG: f64 = 60.0;
-const MAX_SPEED_DEG_PER_S: f64 = 120.0;
-const MAX_ACCEL_DEG_PER_S2: f64 = 1200.0;
-const RATE_HZ: f64 = 100.0;
-/// Below the firmware window's reach: rigd parks at the edge of its usable travel.
-const PARK_POSITION: f64 = -0.9;
-
 fn platform(output: &str) -> String {
     format!(
-        r#"{TEST_CONFIG}
-[[motion.platforms]]
-name = "seat"
-
-[motion.platforms.geometry]
-layout = "vertical"
-actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
-crank_radius_m = 0.10
-
-[motion.platforms.actuators]
-range_deg = {RANGE_DEG}
-max_speed_deg_per_s = {MAX_SPEED_DEG_PER_S}
-max_accel_deg_per_s2 = {MAX_ACCEL_DEG_PER_S2}
-park_position = {PARK_POSITION}
-
-[motion.platforms.cueing]
-sway_gain = 3.0
-surge_gain = 3.0
-roll_limit_deg = 40.0
-pitch_limit_deg = 40.0
-
-[[motion.platforms.outputs]]
-preset = "smc3"
-{output}
-"#
+        "{TEST_CONFIG}{}",
+        seat_platform("seat", &format!("preset = \"smc3\"\n{output}"))
     )
 }
 
-/// The usable travel: the firmware window's narrower side (100 of 0..1023) less 5 %.
-fn usable() -> f64 {
-    f64::from(BOOT_TARGET - 1 - DEFAULT_CLIP.0) / 511.0 * 0.95
-}
-
 fn park() -> u16 {
-    counts(-usable())
-}
-
-/// Largest change between two frames: v_max x frame period, in counts, plus rounding.
-fn max_step() -> u16 {
-    (MAX_SPEED_DEG_PER_S / RATE_HZ / RANGE_DEG * 512.0).ceil() as u16 + 1
-}
-
-/// Largest change of the step between frames: a_max x period^2, in counts, plus rounding.
-fn max_step_change() -> u16 {
-    (MAX_ACCEL_DEG_PER_S2 / (RATE_HZ * RATE_HZ) / RANGE_DEG * 512.0).ceil() as u16 + 2
+    counts(-usable_travel())
 }
 
 /// Checks the frames of one open, starting from `from` (the board's targets at open).
@@ -113,7 +70,7 @@ fn assert_ramp(from: [u16; 3], frames: &[[u16; 3]], what: &str) {
 }
 
 fn assert_inside_the_window(frames: &[[u16; 3]], what: &str) {
-    let (low, high) = (counts(-usable()) - 1, counts(usable()) + 1);
+    let (low, high) = (counts(-usable_travel()) - 1, counts(usable_travel()) + 1);
     for f in frames {
         for axis in 0..2 {
             assert!(

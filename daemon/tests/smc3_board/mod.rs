@@ -23,6 +23,61 @@ pub const BOOT_TARGET: u16 = 512;
 /// The firmware's default input clip window.
 pub const DEFAULT_CLIP: (u16, u16) = (100, 923);
 
+/// The two-actuator test seat the SMC3 tests drive: crank range, speed and acceleration limits,
+/// frame rate and park position.
+pub const RANGE_DEG: f64 = 60.0;
+pub const MAX_SPEED_DEG_PER_S: f64 = 120.0;
+pub const MAX_ACCEL_DEG_PER_S2: f64 = 1200.0;
+pub const RATE_HZ: f64 = 100.0;
+/// Below the firmware window's reach: rigd parks at the edge of its usable travel.
+pub const PARK_POSITION: f64 = -0.9;
+
+/// The test seat as a `[[motion.platforms]]` table named `name`, with `output` as its one
+/// output's keys.
+pub fn seat_platform(name: &str, output: &str) -> String {
+    format!(
+        r#"
+[[motion.platforms]]
+name = "{name}"
+
+[motion.platforms.geometry]
+layout = "vertical"
+actuator_points_m = [[-0.40, 0.25], [-0.40, -0.25]]
+crank_radius_m = 0.10
+
+[motion.platforms.actuators]
+range_deg = {RANGE_DEG}
+max_speed_deg_per_s = {MAX_SPEED_DEG_PER_S}
+max_accel_deg_per_s2 = {MAX_ACCEL_DEG_PER_S2}
+park_position = {PARK_POSITION}
+
+[motion.platforms.cueing]
+sway_gain = 3.0
+surge_gain = 3.0
+roll_limit_deg = 40.0
+pitch_limit_deg = 40.0
+
+[[motion.platforms.outputs]]
+{output}
+"#
+    )
+}
+
+/// The usable travel: the firmware window's narrower side (100 of 0..1023) less 5 %.
+pub fn usable_travel() -> f64 {
+    f64::from(BOOT_TARGET - 1 - DEFAULT_CLIP.0) / 511.0 * 0.95
+}
+
+/// Largest change between two frames: v_max x frame period, in counts, plus rounding.
+pub fn max_step() -> u16 {
+    (MAX_SPEED_DEG_PER_S / RATE_HZ / RANGE_DEG * 512.0).ceil() as u16 + 1
+}
+
+/// Largest change of the step between frames: a_max x period^2, in counts, plus rounding.
+pub fn max_step_change() -> u16 {
+    (MAX_ACCEL_DEG_PER_S2 / (RATE_HZ * RATE_HZ) / RANGE_DEG * 512.0).ceil() as u16 + 2
+}
+
 /// One emulated SMC3 board.
 #[derive(Debug, Clone)]
 pub struct Smc3Board {
