@@ -9,7 +9,8 @@
 //! (MF 6.1 + relaxation), [`suspension`], [`steering`], [`brakes`], [`aero`], [`drivetrain`],
 //! [`track`], [`surface`] (what the ground does to the tyre: water, texture, deformable
 //! ground), [`damage`] (breakable parts), [`spec`] (car documents and [`builtin`] cars), [`maneuver`] (ISO test runs),
-//! [`math`] (f64 vectors and quaternions), [`quarantine`] (the report of a non-finite value
+//! [`math`] (f64 vectors and quaternions), [`envelope`] (the car's g-g-v limits), [`identity`]
+//! (digests that tie files to the car or track they were made for), [`quarantine`] (the report of a non-finite value
 //! caught in a step).
 #![deny(missing_docs)]
 
@@ -20,6 +21,8 @@ pub mod controls;
 pub mod damage;
 pub mod data;
 pub mod drivetrain;
+pub mod envelope;
+pub mod identity;
 pub mod lap;
 pub mod maneuver;
 pub mod math;
