@@ -83,6 +83,7 @@ fn codemasters_braking() -> Bytes {
         .f32(156, 2.0) // race position
         .f32(180, 30.0) // fuel in tank
         .f32(184, 60.0) // fuel capacity
+        .f32s(220, &[21.0, 22.0, 23.0, 24.0]) // tyre pressure RL RR FL FR, psi
         .f32(236, 4.0) // laps completed
         .f32(248, 95.25) // last lap
         .f32(252, 780.0) // max rpm / 10
@@ -114,6 +115,11 @@ fn codemasters_braking_in_a_left_turn_reads_in_rigds_axes() {
     assert_near(s.wheels[FR].suspension_travel_m, 0.051);
     assert_near(s.wheels[RL].suspension_velocity_mps, -0.1);
     assert_near(s.wheels[FL].suspension_velocity_mps, 0.2);
+    // Tyre pressure, psi in the game's wheel order, kPa on rigd's wheels.
+    const KPA_PER_PSI: f64 = 6.894_757;
+    for (wheel, psi) in [(RL, 21.0), (RR, 22.0), (FL, 23.0), (FR, 24.0)] {
+        assert_near(s.wheels[wheel].pressure_kpa, psi * KPA_PER_PSI);
+    }
     let car = s.car;
     assert_near(car.engine_rpm, 6500.0);
     assert_near(car.max_rpm, 7800.0);
@@ -467,6 +473,99 @@ fn outsim_pack2_with_some_options_needs_those_options() {
     let header = OutSimOptions::new(OutSimOptions::HEADER | OutSimOptions::TIME).unwrap();
     assert!(lfs::decode_pack2(b"LFSX\0\0\0\0", header).is_err());
     assert!(lfs::decode_pack2(b"LFST\x10\0\0\0", header).is_ok());
+}
+
+// ---- Plausibility of the magic-less LFS streams ----
+
+/// Deterministic pseudo-random bytes (an LCG: the same datagrams on every run).
+fn random_datagram(seed: &mut u64, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            *seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (*seed >> 33) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn random_outsim_and_outgauge_sized_datagrams_are_implausible() {
+    // Before the check every one of these decoded (the formats have no magic).
+    const TRIES: usize = 200_000;
+    let mut seed = 0x0ff5_1e7d;
+    for (len, most) in [(64, 10), (68, 10), (92, 0), (96, 0)] {
+        let mut passed = 0;
+        let mut implausible = 0;
+        for _ in 0..TRIES {
+            match lfs::decode(&random_datagram(&mut seed, len)) {
+                Ok(_) => passed += 1,
+                Err(game::GameDecodeError::Implausible { .. }) => implausible += 1,
+                Err(other) => panic!("{len} bytes: {other}"),
+            }
+        }
+        assert!(
+            passed <= most && passed + implausible == TRIES,
+            "{passed} of {TRIES} random {len}-byte datagrams read as LFS"
+        );
+        // Auto-detection sees them as garbage too.
+        assert_eq!(game::detect(&random_datagram(&mut seed, len)), None);
+    }
+    // A real packet's channels out of range, one at a time.
+    let outsim = || os_main(Bytes::zeros(64).u32(0, 2500), 4);
+    for broken in [
+        outsim().f32(4, 1e5),             // angular velocity
+        outsim().f32(20, f32::NAN),       // pitch
+        outsim().f32(28, -3e4),           // acceleration
+        outsim().f32(40, 1e4),            // velocity
+        outsim().i32(60, 5_000 * 65_536), // 5 km up
+    ] {
+        assert!(matches!(
+            lfs::decode(&broken.0),
+            Err(game::GameDecodeError::Implausible {
+                stream: GameStream::OutSim,
+                ..
+            })
+        ));
+    }
+    for broken in [
+        outgauge(92).raw(8, &[0x10, 0]), // an undefined flag bit
+        outgauge(92).u8(10, 100),        // gear
+        outgauge(92).u32(40, 1 << 30),   // dash lights
+        outgauge(92).f32(48, 1.5),       // throttle
+        outgauge(96).f32(28, -0.5),      // fuel
+        outgauge(96).f32(16, 1e9),       // rpm
+    ] {
+        assert!(matches!(
+            lfs::decode(&broken.0),
+            Err(game::GameDecodeError::Implausible {
+                stream: GameStream::OutGauge,
+                ..
+            })
+        ));
+    }
+}
+
+#[test]
+fn what_lfs_and_beamng_really_send_is_plausible() {
+    // BeamNG: gear index + 1 (-1 in park), km and bar flags, every light it defines.
+    let beamng_park = outgauge(96)
+        .raw(8, &(0x4000u16 | 0x8000 | 0x2000).to_le_bytes())
+        .u8(10, (-1i8) as u8)
+        .u32(40, (1 << 23) - 1)
+        .u32(44, 1 << 22)
+        .f32(20, 1.2) // turbo, bar
+        .f32(24, 95.0) // water temperature
+        .f32(36, 110.0); // oil temperature
+    assert!(lfs::decode(&beamng_park.0).is_ok());
+    // LFS on a high bank, far from the origin, spinning after a crash.
+    let crash = os_main(Bytes::zeros(68).u32(0, 99_000), 4)
+        .f32s(4, &[3.0, -2.0, 25.0])
+        .f32(16, -3.1)
+        .f32s(28, &[-400.0, 250.0, 90.0])
+        .i32(52, -9_000 * 65_536)
+        .i32(60, 300 * 65_536);
+    assert!(lfs::decode(&crash.0).is_ok());
 }
 
 // ---- Auto-detection across these streams ----

@@ -106,6 +106,13 @@ fn a_packet_encrypted_with_the_published_scheme_decrypts_and_decodes() {
         let s = gt7::decode(&bytes).unwrap();
         assert_eq!(s.stream, GameStream::Gt7);
         assert_eq!(s.driving, Some(true));
+        // The packet id is the clock: one id per frame at 60 Hz.
+        assert!(
+            close(s.game_time_s, 777.0 / 60.0, 1e-12),
+            "{:?}",
+            s.game_time_s
+        );
+        assert_eq!(s.wheels[0].pressure_kpa, None, "GT7 sends no tyre pressure");
         let m = s.motion;
         assert!(close3(m.position_m, [-120.0, 340.0, 8.5], 1e-4), "{m:?}");
         assert!(close3(m.velocity_world_mps, [0.0, 42.0, 0.0], 1e-6));

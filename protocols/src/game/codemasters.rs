@@ -21,7 +21,7 @@
 //!   velocity and the suspension.
 //! - Suspension position (17-20) and velocity (21-24) are compression in mm and mm/s; wheel
 //!   order RL, RR, FL, FR. Wheel patch speeds (25-28, m/s) have no rigd channel without the
-//!   tyre radius and are not read.
+//!   tyre radius and are not read. Tyre pressure (55-58, same order) is psi (gauge), read as kPa.
 //! - Engine rates are rpm / 10; gear is a float, 0 N, -1 R (DiRT Rally's 10 is R too); steer
 //!   is -1 left .. 1 right (negated for rigd); laps, position and fuel are floats.
 //! - No pause flag: `driving` is `None`.
@@ -29,14 +29,14 @@
 //!   264 and every float is finite and below [`MAX_PLAUSIBLE`] in magnitude (nothing the game
 //!   sends comes near: times in s, distances in m, rpm / 10): random bytes of that length
 //!   pass this with a probability of about 1e-15 (each float about 0.6), so they are
-//!   garbage, not a car thrown across the world.
+//!   garbage ([`GameDecodeError::Implausible`]), not a car thrown across the world.
 
 use crate::game::vectors::{finite, finite3, Basis};
 use crate::game::{GameDecodeError, GameSample, GameStream, GameWheel};
 use crate::telemetry::codemasters::{
     gear_from_codemasters, CodemastersPacket, CODEMASTERS_LEN, CODEMASTERS_WHEEL_ORDER,
 };
-use crate::telemetry::convert::STANDARD_GRAVITY_MPS2;
+use crate::telemetry::convert::{KPA_PER_PSI, STANDARD_GRAVITY_MPS2};
 use zerocopy::little_endian::F32;
 use zerocopy::FromBytes;
 
@@ -75,9 +75,9 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
         reason: "extradata=3 packets are 264 bytes: set extradata=\"3\" in the game's hardware_settings_config.xml",
     })?;
     if !plausible(bytes) {
-        return Err(GameDecodeError::Invalid {
+        return Err(GameDecodeError::Implausible {
             stream: GameStream::Codemasters,
-            reason: "a value is not finite or beyond 1e7: random bytes, not a game's packet",
+            channel: "value (not finite or beyond 1e7)",
         });
     }
     let mut sample = GameSample::empty(GameStream::Codemasters);
@@ -107,6 +107,7 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
         sample.wheels[ours] = GameWheel {
             suspension_travel_m: f(p.suspension_position[cm]).map(|mm| mm / 1000.0),
             suspension_velocity_mps: f(p.suspension_velocity[cm]).map(|mmps| mmps / 1000.0),
+            pressure_kpa: f(p.tyre_pressure[cm]).map(|psi| psi * KPA_PER_PSI),
             ..GameWheel::default()
         };
     }

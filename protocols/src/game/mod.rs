@@ -292,6 +292,16 @@ pub enum GameDecodeError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// The datagram has the length of `stream`, which has no magic, but a value no game sends
+    /// (beyond what a car can do, a flag bit the format does not define): random bytes or
+    /// another program's packet of that size, never read as a car.
+    #[error("a {stream:?}-sized datagram with an implausible {channel}: random bytes or another program's packet, not the game's (check that only the game sends to [source] listen)")]
+    Implausible {
+        /// The stream whose length it has.
+        stream: GameStream,
+        /// The first channel found out of its range.
+        channel: &'static str,
+    },
     /// A valid packet of a type the bridge does not read (e.g. F1's Lobby Info): not an error
     /// of the game's, nothing to show.
     #[error("a {stream:?} packet of a type the bridge does not use (id {packet_id})")]

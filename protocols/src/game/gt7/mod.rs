@@ -16,7 +16,9 @@
 //! 0x1C (the vector part of the unit quaternion car-to-world), its scalar part 0x28 (the
 //! "orientation relative to north", 1 facing north, 0 south), angular velocity 0x2C (car
 //! frame, rad/s), rpm 0x3C, the nonce seed 0x40, fuel 0x44 and capacity 0x48, speed 0x4C
-//! (m/s), tyre temperatures 0x60 (FL FR RL RR, degC), lap 0x74 (i16, 1 on the first lap),
+//! (m/s), tyre temperatures 0x60 (FL FR RL RR, degC), the packet id 0x70 (i32, one more each
+//! packet at the console's fixed 60 Hz: read as the game's clock, id / 60 s; GT7 sends no
+//! time stamp, and no tyre pressure), lap 0x74 (i16, 1 on the first lap),
 //! best and last lap 0x78/0x7C (i32 ms, -1 unset), grid position 0x84 (i16, -1 once racing),
 //! rev-warning top 0x8A (u16 rpm), flags 0x8E (u16: bit 0 car on track, 1 paused, 2 loading,
 //! 6 handbrake), gear 0x90 (low nibble: 0 R, 1.. forward, 15 N), throttle 0x91 and brake
@@ -46,6 +48,9 @@ pub const MAGIC: u32 = 0x4737_5330;
 pub const KEY: [u8; 32] = *b"Simulator Interface Packet GT7 v";
 /// Offset of the nonce seed (sent in clear).
 pub const NONCE_SEED_AT: usize = 0x40;
+/// Packets the console sends a second, one per simulation frame, each with the next packet
+/// id: the id over this rate is the game's clock (what tells a delivery stall from a jump).
+pub const PACKET_RATE_HZ: f64 = 60.0;
 /// The largest packet (variant `~`), bytes.
 pub const MAX_LEN: usize = 344;
 
@@ -146,6 +151,7 @@ mod at {
     pub const FUEL_CAPACITY: usize = 0x48;
     pub const SPEED: usize = 0x4C;
     pub const TYRE_TEMPERATURE: usize = 0x60;
+    pub const PACKET_ID: usize = 0x70;
     pub const LAP: usize = 0x74;
     pub const BEST_LAP_MS: usize = 0x78;
     pub const LAST_LAP_MS: usize = 0x7C;
@@ -236,6 +242,7 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     };
     let p = Plain(&plain);
     let mut sample = GameSample::empty(GameStream::Gt7);
+    sample.game_time_s = Some(f64::from(p.i32(at::PACKET_ID)) / PACKET_RATE_HZ);
     let flags = p.u16(at::FLAGS);
     sample.driving = Some(flags & FLAG_ON_TRACK != 0 && flags & (FLAG_PAUSED | FLAG_LOADING) == 0);
 

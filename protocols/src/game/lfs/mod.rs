@@ -20,6 +20,11 @@
 //!   angle (`atan` of LFS's tangent) and the tyre's air temperature.
 //! - OutGauge: speed, rpm, gear, pedals, fuel. Its time is 0 when BeamNG sends it: a zero
 //!   time gives `game_time_s = None`.
+//! - OutSim classic and OutGauge have no magic (nor has OutSimPack2 without its header
+//!   option): a datagram of their length is read only when its values are ones a car can
+//!   have ([`plausible`]); else it is [`GameDecodeError::Implausible`], garbage.
+
+mod plausible;
 
 use std::f64::consts::FRAC_PI_2;
 
@@ -112,8 +117,20 @@ fn motion(main: &OsMain) -> GameMotion {
     motion
 }
 
+/// `Err` naming the channel when `channel` is one (a value no game sends).
+fn require_plausible(
+    stream: GameStream,
+    channel: Option<&'static str>,
+) -> Result<(), GameDecodeError> {
+    match channel {
+        Some(channel) => Err(GameDecodeError::Implausible { stream, channel }),
+        None => Ok(()),
+    }
+}
+
 fn decode_outsim(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     let (packet, _id) = outsim::decode(bytes).map_err(|e| invalid(GameStream::OutSim, e))?;
+    require_plausible(GameStream::OutSim, plausible::outsim_main(&packet.main))?;
     let mut sample = GameSample::empty(GameStream::OutSim);
     sample.game_time_s = time_s(packet.time_ms.get());
     sample.motion = motion(&packet.main);
@@ -123,6 +140,7 @@ fn decode_outsim(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
 /// Decodes a 92- or 96-byte OutGauge datagram (LFS or BeamNG).
 pub fn decode_outgauge(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     let (p, _id) = outgauge::decode(bytes).map_err(|e| invalid(GameStream::OutGauge, e))?;
+    require_plausible(GameStream::OutGauge, plausible::outgauge(&p))?;
     let mut sample = GameSample::empty(GameStream::OutGauge);
     sample.game_time_s = time_s(p.time_ms.get());
     let car = &mut sample.car;
@@ -141,6 +159,9 @@ pub fn decode_outgauge(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
 pub fn decode_pack2(bytes: &[u8], options: OutSimOptions) -> Result<GameSample, GameDecodeError> {
     let p =
         outsim::decode_pack2(bytes, options).map_err(|e| invalid(GameStream::OutSimPack2, e))?;
+    if let Some(main) = &p.main {
+        require_plausible(GameStream::OutSimPack2, plausible::outsim_main(main))?;
+    }
     let mut sample = GameSample::empty(GameStream::OutSimPack2);
     sample.game_time_s = p.time_ms.and_then(time_s);
     if let Some(main) = &p.main {
