@@ -28,14 +28,20 @@
 //!   body) velocity is the other one rotated by the orientation.
 //! - **Output**: orientation (quaternion and roll/pitch/yaw), world and body velocities, body
 //!   acceleration, specific force `a - g` in body axes (`(0, 0, +9.81)` at rest, level),
-//!   speed, wheels, drivetrain, lap and controls where the game sends them; `time_s` advances
+//!   speed, wheels (tyre pressure included, gauge kPa, 0 where the game sends none),
+//!   drivetrain, lap and controls where the game sends them; `time_s` advances
 //!   by the tick period on every Live or Jumped tick and stands still otherwise.
 //! - **Conditions**: Waiting before the first sample; Lost when nothing arrived for
 //!   `lost_after_ns` (the motion history is then forgotten: the stream resumes from its first
 //!   new sample); Jumped on the tick after a motion sample lands further than `jump_m` from
 //!   where its predecessor's velocity would have taken the car (teleport, reset) or the game
 //!   clock goes back more than 0.1 s (restart): history is forgotten, no interpolation across
-//!   it; Paused while the game says `driving == Some(false)`; Live otherwise.
+//!   it; Paused while the game says `driving == Some(false)`; Live otherwise. "Would have
+//!   taken" is over the game clock's spacing when both samples carry one (F1, Forza,
+//!   Codemasters, EA WRC, LFS, GT7's packet id); a stream without a clock (BeamNG) is judged
+//!   along its velocity over anything from no time to the arrival spacing or two packet
+//!   periods, whichever is longer, so a delivery stall (packets held back, then handed over
+//!   back to back) is not a jump, while a step across or beyond the velocity's reach is.
 //!
 //! RT rules: [`GameFrames::push`] and [`GameFrames::frame_at`] never allocate, block or log;
 //! everything is fixed-size and `Copy`, the result a deterministic function of the calls.
@@ -57,6 +63,9 @@ pub const RESTART_BACKWARDS_S: f64 = 0.1;
 const CHANNEL_LIMIT: f64 = 1e6;
 /// Motion samples kept for interpolation.
 const HISTORY: usize = 8;
+/// Without a game clock, a position step is explained by the velocity over up to this many
+/// measured packet periods (or the arrival spacing, when longer): see `GameFrames::jumps`.
+const UNCLOCKED_REACH_PERIODS: f64 = 2.0;
 
 /// How the game source is judged (from `[source]` and the loop rate).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -184,8 +193,12 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     ]
 }
 
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
 fn norm(v: [f64; 3]) -> f64 {
-    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+    dot(v, v).sqrt()
 }
 
 impl GameFrames {
@@ -400,7 +413,8 @@ impl GameFrames {
                 (Some(now), Some(before)) => now - before,
                 _ => point.t_s - previous.t_s,
             };
-            if m.position_m.is_some() && self.jumps(&previous, &point, dt) {
+            let clocked = point.game_time_s.is_some() && previous.game_time_s.is_some();
+            if m.position_m.is_some() && self.jumps(&previous, &point, clocked, dt) {
                 self.forget_motion();
                 self.jumped = true;
             } else if dt > 1e-6 {
@@ -419,13 +433,31 @@ impl GameFrames {
     }
 
     /// True when `next` is further than `jump_m` from where `previous` and the velocities
-    /// would have put the car after `dt`.
-    fn jumps(&self, previous: &MotionPoint, next: &MotionPoint, dt: f64) -> bool {
-        let expected: [f64; 3] = std::array::from_fn(|i| {
-            previous.position_m[i]
-                + 0.5 * (previous.velocity_world_mps[i] + next.velocity_world_mps[i]) * dt.max(0.0)
+    /// could have put the car: after exactly `dt` when both carry the game's clock
+    /// (`clocked`); without one, after any time from 0 to the arrival spacing `dt` or
+    /// [`UNCLOCKED_REACH_PERIODS`] packet periods, whichever is longer. A delivery stall
+    /// holds packets back and hands them over back to back: the first after it arrives late
+    /// with the car one period on, the rest at once, each one period on again, so arrival
+    /// spacing alone would take a stall for a jump.
+    fn jumps(&self, previous: &MotionPoint, next: &MotionPoint, clocked: bool, dt: f64) -> bool {
+        let velocity: [f64; 3] = std::array::from_fn(|i| {
+            0.5 * (previous.velocity_world_mps[i] + next.velocity_world_mps[i])
         });
-        norm(sub(next.position_m, expected)) > self.settings.jump_m
+        let step = sub(next.position_m, previous.position_m);
+        let time = if clocked {
+            dt.max(0.0)
+        } else {
+            // The time on [0, reach] that best explains the step along the velocity.
+            let period = self.timeline.period_s().unwrap_or(0.0);
+            let reach = dt.max(UNCLOCKED_REACH_PERIODS * period).max(0.0);
+            let speed_squared = dot(velocity, velocity);
+            if speed_squared > 0.0 {
+                (dot(step, velocity) / speed_squared).clamp(0.0, reach)
+            } else {
+                0.0
+            }
+        };
+        norm(sub(step, velocity.map(|v| v * time))) > self.settings.jump_m
     }
 
     /// Fills the channels the game does not send from the change since `previous`.
@@ -529,6 +561,7 @@ impl GameFrames {
             out.slip_angle_rad = w.slip_angle_rad.unwrap_or(0.0);
             out.load_n = w.load_n.unwrap_or(0.0);
             out.temperature_c = w.temperature_c.unwrap_or(0.0);
+            out.pressure_kpa = w.pressure_kpa.unwrap_or(0.0);
             out.in_contact = w.load_n.is_none_or(|load| load > 0.0);
         }
         let d = &mut car.drivetrain;

@@ -168,11 +168,12 @@ impl SourceStatus {
             lines.push((
                 false,
                 format!(
-                    "game telemetry: {} datagram(s) dropped as garbage ({} in all; \
-                     wrong size, wrong header or another game's format): check that only the \
-                     game sends to [source] listen",
+                    "game telemetry: {} datagram(s) dropped as garbage ({} in all, {} of them \
+                     implausible; wrong size, wrong header, values no game sends or another \
+                     game's format): check that only the game sends to [source] listen",
                     garbage - self.last_garbage,
-                    garbage
+                    garbage,
+                    self.feed.implausible()
                 ),
             ));
         }
@@ -197,9 +198,10 @@ impl SourceStatus {
         let age = self
             .age_ms(now_ns)
             .map_or(String::new(), |ms| format!(", age {ms} ms"));
-        let garbage = match self.feed.garbage() {
-            0 => String::new(),
-            n => format!(", {n} garbage"),
+        let garbage = match (self.feed.garbage(), self.feed.implausible()) {
+            (0, _) => String::new(),
+            (n, 0) => format!(", {n} garbage"),
+            (n, implausible) => format!(", {n} garbage ({implausible} implausible)"),
         };
         let state = match condition {
             SourceCondition::Waiting => {

@@ -7,10 +7,12 @@
 //! Which datagrams count ([`Classifier`]): with a `format`, datagrams that decode as it; with
 //! `auto`, the first datagram any decoder recognises locks the receiver onto that game, and
 //! from then on only its datagrams count. Everything else is garbage: a wrong size, a wrong
-//! magic or header, random bytes, or another game's format (counted apart as foreign).
+//! magic or header, random bytes, or another game's format (counted apart as foreign), and
+//! datagrams of a magic-less stream's length whose values no game sends (counted apart as
+//! implausible: random bytes of exactly that size).
 //! A valid packet of a type the bridge does not read (e.g. F1's Lobby Info) is ignored, not
 //! garbage. Counters per listen address, atomics the health thread reads: packets and bytes
-//! accepted, garbage, foreign, ignored, last arrival ([`ListenCounters`]).
+//! accepted, garbage, foreign, implausible, ignored, last arrival ([`ListenCounters`]).
 //!
 //! OutGauge is the one stream two games share (LFS, and BeamNG next to its MotionSim): it is
 //! read under auto but locks nothing, so the game's motion stream decides. With
@@ -77,6 +79,9 @@ pub struct ListenCounters {
     pub garbage: AtomicU64,
     /// Of the garbage: datagrams of another game than the one read.
     pub foreign: AtomicU64,
+    /// Of the garbage: datagrams of a magic-less stream's length (LFS OutSim and OutGauge,
+    /// Codemasters) whose values no game sends (random bytes of that size).
+    pub implausible: AtomicU64,
     /// Valid packets of a type the bridge does not read.
     pub ignored: AtomicU64,
     /// Arrival of the last accepted datagram, CLOCK_MONOTONIC ns (0: none yet).
@@ -91,6 +96,7 @@ impl ListenCounters {
             bytes: AtomicU64::new(0),
             garbage: AtomicU64::new(0),
             foreign: AtomicU64::new(0),
+            implausible: AtomicU64::new(0),
             ignored: AtomicU64::new(0),
             last_arrival_ns: AtomicU64::new(0),
         }
@@ -158,6 +164,14 @@ impl SourceFeed {
             .sum()
     }
 
+    /// Of the garbage, the implausible datagrams on every address.
+    pub fn implausible(&self) -> u64 {
+        self.listeners
+            .iter()
+            .map(|l| l.implausible.load(Ordering::Relaxed))
+            .sum()
+    }
+
     /// The newest accepted arrival on any address, ns (None before the first).
     pub fn last_arrival_ns(&self) -> Option<u64> {
         self.listeners
@@ -177,6 +191,8 @@ pub enum Verdict {
     Garbage,
     /// Another game's datagram.
     Foreign,
+    /// The length of a stream without a magic, values no game sends (random bytes).
+    Implausible,
 }
 
 /// Decides what each datagram is, locking `auto` onto the first game recognised.
@@ -226,6 +242,7 @@ impl Classifier {
                     Err(Verdict::Ignored)
                 }
             }
+            Err(GameDecodeError::Implausible { .. }) => Err(Verdict::Implausible),
             Err(_) => match (self.locked, game::detect_format(bytes)) {
                 (Some(game), Some(other)) if other != game => Err(Verdict::Foreign),
                 _ => Err(Verdict::Garbage),
@@ -394,6 +411,10 @@ impl Worker {
                 Err(Verdict::Garbage) => {
                     counters.garbage.fetch_add(1, Ordering::Relaxed);
                 }
+                Err(Verdict::Implausible) => {
+                    counters.implausible.fetch_add(1, Ordering::Relaxed);
+                    counters.garbage.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
     }
@@ -460,6 +481,17 @@ mod tests {
         drop(receiver);
         assert!(stopping.elapsed() < Duration::from_millis(500));
         UdpSocket::bind(address).expect("the address is free again after the drop");
+    }
+
+    #[test]
+    fn bytes_of_outsims_length_with_values_no_car_has_are_implausible() {
+        let mut lfs = Classifier::new(Some(GameFormat::Lfs), None);
+        // Every float 3.4e38.
+        let random = [0x7f; 64];
+        assert_eq!(lfs.classify(&random), Err(Verdict::Implausible));
+        let mut auto = Classifier::new(None, None);
+        assert_eq!(auto.classify(&random), Err(Verdict::Implausible));
+        assert_eq!(auto.locked(), None, "implausible bytes lock nothing");
     }
 
     #[test]

@@ -368,6 +368,100 @@ fn every_condition_in_turn() {
     assert_eq!(frames.frame_at(next, &mut car), SourceCondition::Live);
 }
 
+/// A car at 60 m/s (216 km/h) along +x sent at 60 Hz, with or without the game's clock,
+/// whose packets 30..=36 are held back by a 100 ms delivery stall and then handed over back
+/// to back (0.1 ms apart), the car moved by `teleport_m` from packet 33 on; ticked at 1 kHz.
+/// Returns how many ticks were Jumped. (Timed by arrival alone, the first packet after the
+/// stall, 117 ms after its predecessor with the car 1 m on, is 6 m short of where 60 m/s
+/// over 117 ms would put it: more than the 5 m `jump_m`.)
+fn jumped_ticks_around_a_stall(clocked: bool, teleport_m: [f64; 3]) -> usize {
+    const SPEED_MPS: f64 = 60.0;
+    let mut frames = GameFrames::new(&settings());
+    let mut car = CarTelemetry::default();
+    let sent_ns = |k: u64| 1_000_000_000 + (k as f64 * PERIOD_60_HZ_S * 1e9) as u64;
+    // Packet 30 should have come at 0.5 s; it and the six after it come 100 ms later.
+    let stall_end_ns = sent_ns(30) + 100_000_000;
+    let arrivals: Vec<u64> = (0..90u64)
+        .map(|k| match k {
+            0..=29 => sent_ns(k),
+            30..=36 => stall_end_ns + (k - 30) * 100_000,
+            _ => sent_ns(k).max(stall_end_ns + 700_000),
+        })
+        .collect();
+    let mut jumped = 0;
+    let mut next = 0;
+    let mut now = 1_000_000_000u64;
+    while next < arrivals.len() {
+        while next < arrivals.len() && arrivals[next] <= now {
+            let t = next as f64 * PERIOD_60_HZ_S;
+            let mut s = sample_at(t);
+            if !clocked {
+                s.game_time_s = None;
+            }
+            let moved = if next >= 33 { teleport_m } else { [0.0; 3] };
+            s.motion.position_m = Some([SPEED_MPS * t + moved[0], moved[1], moved[2]]);
+            s.motion.velocity_world_mps = Some([SPEED_MPS, 0.0, 0.0]);
+            frames.push(arrivals[next], &s);
+            next += 1;
+        }
+        if frames.frame_at(now, &mut car) == SourceCondition::Jumped {
+            jumped += 1;
+        }
+        now += TICK_NS;
+    }
+    jumped
+}
+
+#[test]
+fn a_100_ms_delivery_stall_is_not_a_jump_but_a_teleport_during_it_is() {
+    for clocked in [true, false] {
+        assert_eq!(
+            jumped_ticks_around_a_stall(clocked, [0.0; 3]),
+            0,
+            "a stall, clocked: {clocked}"
+        );
+        // Sideways, off the line the velocity draws: a jump, however late the packet.
+        assert_eq!(
+            jumped_ticks_around_a_stall(clocked, [0.0, 8.0, 0.0]),
+            1,
+            "8 m sideways, clocked: {clocked}"
+        );
+        // Ahead, beyond what 60 m/s covers in the stall and two periods more.
+        assert_eq!(
+            jumped_ticks_around_a_stall(clocked, [30.0, 0.0, 0.0]),
+            1,
+            "30 m ahead, clocked: {clocked}"
+        );
+    }
+}
+
+#[test]
+fn tyre_pressure_lands_on_the_wheel_that_sent_it() {
+    let mut frames = GameFrames::new(&settings());
+    let mut car = CarTelemetry::default();
+    let mut s = sample_at(1.0);
+    for (i, kpa) in [171.0, 172.0, 173.0, 174.0].into_iter().enumerate() {
+        s.wheels[i].pressure_kpa = Some(kpa);
+    }
+    frames.push(1_000_000_000, &s);
+    frames.frame_at(1_001_000_000, &mut car);
+    let pressures: Vec<f64> = car.wheels.iter().map(|w| w.pressure_kpa).collect();
+    assert_eq!(pressures, [171.0, 172.0, 173.0, 174.0]);
+    // A packet without pressure (F1's Motion) keeps them; NaN is not a pressure.
+    let mut motion_only = sample_at(1.02);
+    motion_only.wheels[1].pressure_kpa = Some(f64::NAN);
+    frames.push(1_020_000_000, &motion_only);
+    frames.frame_at(1_021_000_000, &mut car);
+    assert_eq!(car.wheels[1].pressure_kpa, 172.0);
+    // A game that sends none reads 0, not a made-up pressure.
+    let mut none = GameFrames::new(&settings());
+    none.push(1_000_000_000, &sample_at(1.0));
+    let mut fresh = CarTelemetry::default();
+    fresh.wheels[0].pressure_kpa = 190.0;
+    none.frame_at(1_001_000_000, &mut fresh);
+    assert_eq!(fresh.wheels[0].pressure_kpa, 0.0);
+}
+
 #[test]
 fn the_same_stream_gives_bit_identical_frames() {
     let collect = || {
