@@ -9,7 +9,11 @@
 //! the seat and it raises again with its ramp; garbage and other games' packets are all
 //! counted and dropped; the dashboard's feed carries the game's speed, rpm and gear; the
 //! wheel's force feedback is never opened. Per game on top: F1's player car is not car 0 and
-//! the F1 output re-encoded from the bridged frames decodes back to the game's values; GT7's
+//! the F1 output re-encoded from the bridged frames decodes back to the game's values; F1 and
+//! Codemasters send a different tyre pressure per wheel (psi, in their RL RR FL FR order)
+//! and each reaches the dashboard's feed on its own wheel in kPa; LFS's garbage includes
+//! random bytes of exactly OutSim's and OutGauge's sizes, counted as implausible; GT7 and
+//! BeamNG ride out a 200 ms delivery stall without parking (a jump still parks); GT7's
 //! packets come only after rigd's heartbeat reached the console.
 
 mod game_e2e;
@@ -19,7 +23,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use game_e2e::car::{SendTiming, CRUISE_MPS, GEAR, RPM, START_YAW_RAD};
+use game_e2e::car::{SendTiming, CRUISE_MPS, GEAR, KPA_PER_PSI, RPM, START_YAW_RAD, TYRE_PSI};
 use game_e2e::packets::{beamng::BeamNg, codemasters::Codemasters, ea_wrc::EaWrc, f1, forza};
 use game_e2e::packets::{gt7::Gt7, lfs};
 use game_e2e::{Bridge, GameSetup};
@@ -105,6 +109,14 @@ fn f1_end_to_end(name: &'static str, year: f1::Year, stream: &'static str, out: 
         assert_eq!(bytes[27], 0, "rigd's output puts the player at index 0");
         rig_protocols::game::f1::decode(bytes).unwrap()
     };
+    let out_wheels = decoded(F1Packet::CarTelemetry).wheels;
+    for (wheel, psi) in TYRE_PSI.iter().enumerate() {
+        let kpa = out_wheels[wheel].pressure_kpa;
+        assert!(
+            kpa.is_some_and(|kpa| (kpa - psi * KPA_PER_PSI).abs() < 0.01),
+            "wheel {wheel} (FL FR RL RR) of rigd's F1 output: {kpa:?} kPa from {psi} psi"
+        );
+    }
     let telemetry = decoded(F1Packet::CarTelemetry).car;
     assert!(
         (telemetry.speed_mps.unwrap() - CRUISE_MPS).abs() < 0.2,
@@ -145,6 +157,7 @@ fn f1_end_to_end(name: &'static str, year: f1::Year, stream: &'static str, out: 
     assert!(ex.angular_velocity_body_radps.unwrap()[2].abs() < 0.01);
 
     bridge.dash_shows_the_game();
+    bridge.dash_shows_the_tyre_pressures();
     bridge.braking_and_accelerating_pitch_the_seat();
     bridge.left_turn_lowers_the_right_side();
     bridge.heave_bump_lifts_the_seat();
@@ -188,6 +201,7 @@ fn codemasters_extradata_3_moves_the_seat() {
     });
     // No pause flag, no vertical g in extradata=3.
     bridge.every_phase(false, false);
+    bridge.dash_shows_the_tyre_pressures();
     bridge.finish(false);
 }
 
@@ -221,6 +235,8 @@ fn beamng_motionsim_and_outgauge_on_two_ports_move_the_seat() {
     });
     // MotionSim has no pause flag: a paused game stops sending (the loss phase).
     bridge.every_phase(false, true);
+    // Nor a clock: the stall is told from a jump by the velocity's reach.
+    bridge.a_delivery_stall_is_not_a_jump(Duration::from_millis(200));
     bridge.finish(false);
 }
 
@@ -237,6 +253,7 @@ fn lfs_outsim_and_outgauge_on_two_ports_move_the_seat() {
         packets: Box::new(lfs::Lfs::classic()),
     });
     bridge.every_phase(false, true);
+    bridge.status_counts_implausible();
     bridge.finish(false);
 }
 
@@ -256,6 +273,7 @@ fn lfs_outsim_pack2_with_options_moves_the_seat() {
         packets: Box::new(lfs::Lfs::pack2()),
     });
     bridge.every_phase(false, true);
+    bridge.status_counts_implausible();
     bridge.finish(false);
 }
 
@@ -268,13 +286,14 @@ fn gt7_streams_after_the_heartbeat_and_moves_the_seat() {
         ports: 1,
         console: true,
         extra_config: String::new(),
-        // GT7 has no game clock: the bridge times its packets by arrival and differentiates
-        // their velocity, so the console streams at a steady 60 Hz (a hitch's burst would
-        // read as an acceleration spike, see docs/games/gt7.md).
+        // A console on a LAN streams at a steady 60 Hz (the PC game's recorded hitches are
+        // not a console's); its packet id is the clock (docs/games/gt7.md).
         timing: SendTiming::steady(),
         packets: Box::new(Gt7),
     });
     bridge.every_phase(true, true);
+    // Its packet id is the clock that tells the stall from a jump.
+    bridge.a_delivery_stall_is_not_a_jump(Duration::from_millis(200));
     let sent = bridge.game.sent.clone();
     let seconds = bridge.started.elapsed().as_secs_f64();
     bridge.finish(true);

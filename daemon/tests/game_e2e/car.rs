@@ -21,6 +21,11 @@ pub const START_YAW_RAD: f64 = 0.5;
 pub const START_POSITION_M: [f64; 3] = [100.0, -200.0, 10.0];
 /// Suspension compression every wheel reports, m.
 pub const SUSPENSION_M: f64 = 0.05;
+/// Tyre pressure (gauge) of each wheel, FL, FR, RL, RR, psi, for the games that send it:
+/// a different value per wheel, so a swapped wheel or a missed unit conversion shows.
+pub const TYRE_PSI: [f64; 4] = [21.5, 22.5, 24.0, 25.5];
+/// kPa in a psi.
+pub const KPA_PER_PSI: f64 = 6.894_757;
 
 /// What the fake game does now (the test changes it while the sender runs).
 #[derive(Debug, Clone, Copy, PartialEq)]

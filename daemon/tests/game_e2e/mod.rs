@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::*;
-use car::{Scenario, SendTiming, CRUISE_MPS, GEAR, RPM};
+use car::{Scenario, SendTiming, CRUISE_MPS, GEAR, KPA_PER_PSI, RPM, TYRE_PSI};
 use packets::GamePackets;
 use seat::{assert_within_limits, at_park, park, rear, Seat};
 use sender::{Game, Transport};
@@ -36,6 +36,10 @@ const ACTIVE_FRAMES: usize = 80;
 const LOST_AFTER_MS: u32 = 1000;
 /// Times a measuring phase runs when rigd's loop faults during it.
 const ATTEMPTS: usize = 3;
+/// How long a wait for a condition (a `STATUS=`, the seat at park, rigd's exit) may take
+/// before the test fails: generous, because a machine running several rigd and compilers on
+/// two cores delays everything by seconds, while the condition itself is what is asserted.
+const PATIENCE: Duration = Duration::from_secs(30);
 
 /// `Ok` when `ok`, else the message.
 fn check(ok: bool, message: String) -> Result<(), String> {
@@ -44,6 +48,21 @@ fn check(ok: bool, message: String) -> Result<(), String> {
     } else {
         Err(message)
     }
+}
+
+/// The datagrams the kernel dropped for the UDP socket bound to `port` (the last column of
+/// /proc/net/udp: a full receive buffer), or `None` when the table does not list it (some
+/// sandboxes show an empty table).
+fn udp_drops(port: u16) -> Option<u64> {
+    let table = std::fs::read_to_string("/proc/net/udp").ok()?;
+    table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let local_port = fields.get(1)?.rsplit(':').next()?;
+        if u16::from_str_radix(local_port, 16).ok()? != port {
+            return None;
+        }
+        fields.last()?.parse::<u64>().ok()
+    })
 }
 
 /// One game's test set-up.
@@ -82,6 +101,8 @@ pub struct Bridge {
     pub seat: Seat,
     pub game: Game,
     pub dash: UdpSocket,
+    /// rigd's listen ports (garbage goes to the first).
+    listen_ports: Vec<u16>,
     pub stream: &'static str,
     rate_hz: f64,
     statuses: Arc<Mutex<Vec<String>>>,
@@ -172,6 +193,7 @@ impl Bridge {
             seat,
             game,
             dash,
+            listen_ports: ports,
             stream: setup.stream,
             rate_hz,
             statuses,
@@ -182,7 +204,7 @@ impl Bridge {
         }
     }
 
-    /// The newest `STATUS=` message containing `needle` (waiting up to 10 s for one).
+    /// The newest `STATUS=` message containing `needle` (waiting up to [`PATIENCE`] for one).
     pub fn status_with(&self, needle: &str) -> String {
         let start = Instant::now();
         loop {
@@ -197,7 +219,7 @@ impl Bridge {
                 return s.clone();
             }
             assert!(
-                start.elapsed() < Duration::from_secs(10),
+                start.elapsed() < PATIENCE,
                 "no STATUS with {needle:?}: {:?}",
                 self.statuses.lock().unwrap().last()
             );
@@ -221,7 +243,7 @@ impl Bridge {
     fn unless_the_loop_faulted(
         &mut self,
         what: &str,
-        phase: fn(&mut Bridge) -> Result<(), String>,
+        phase: impl Fn(&mut Bridge) -> Result<(), String>,
     ) {
         let mut failures = Vec::new();
         for _ in 0..ATTEMPTS {
@@ -229,9 +251,13 @@ impl Bridge {
             let Err(failure) = phase(self) else {
                 return;
             };
-            // STATUS= comes once a second: let the hold show there.
+            // STATUS= comes once a second (later on a busy machine): let the hold show there.
             self.game.set(Scenario::CRUISE);
+            let waited = Instant::now();
             self.seat.read(Duration::from_millis(1200));
+            while self.loop_faults() <= before && waited.elapsed() < PATIENCE {
+                self.seat.read(Duration::from_millis(200));
+            }
             assert!(
                 self.loop_faults() > before,
                 "{failure} (earlier: {failures:?})"
@@ -265,9 +291,16 @@ impl Bridge {
 
     /// Garbage alone (the game not live yet): counted, and the seat stays parked. (The SMC3
     /// boots at centre when the port opens: the seat comes down from there to park within its
-    /// limits and stays; garbage must never move it away from park.)
+    /// limits and stays; garbage must never move it away from park. The test waits for park
+    /// rather than a fixed time, since a busy machine delays rigd's start, and then requires
+    /// another second of garbage at park.)
     pub fn garbage_alone_keeps_the_seat_parked(&mut self) {
-        let idle = self.seat.read(Duration::from_millis(1500));
+        let mut idle = self.seat.read_until(
+            "garbage alone: down to park from the board's boot position",
+            PATIENCE,
+            |frames| frames.last().is_some_and(at_park),
+        );
+        idle.extend(self.seat.read(Duration::from_millis(1000)));
         assert_within_limits(&idle, "coming down from the board's boot position");
         let towards_park = idle
             .windows(2)
@@ -329,10 +362,9 @@ impl Bridge {
         );
     }
 
-    /// The dashboard's feed (native telemetry, what rig-dash reads) carries the game's
-    /// speed, rpm and gear: the newest packet (the socket also holds those sent while the
-    /// game was not live yet).
-    pub fn dash_shows_the_game(&mut self) {
+    /// The newest packet of the dashboard's feed (native telemetry, what rig-dash reads;
+    /// the socket also holds those sent while the game was not live yet), as rig-dash views it.
+    fn newest_dash_view(&mut self) -> rig_protocols::telemetry::DashView {
         let mut buf = [0u8; 2048];
         let mut len = 0;
         self.dash
@@ -345,13 +377,36 @@ impl Bridge {
             }
         }
         assert!(len > 0, "native telemetry to the dashboard");
-        let view = rig_protocols::decode_any(&buf[..len]).unwrap().dash_view();
+        rig_protocols::decode_any(&buf[..len]).unwrap().dash_view()
+    }
+
+    /// The dashboard's feed carries the game's speed, rpm and gear.
+    pub fn dash_shows_the_game(&mut self) {
+        let view = self.newest_dash_view();
         assert!((view.speed_mps - CRUISE_MPS).abs() < 0.5, "{view:?}");
         assert!(
             view.rpm.is_some_and(|rpm| (rpm - RPM).abs() < 1.0),
             "{view:?}"
         );
         assert_eq!(view.gear, Some(GEAR), "{view:?}");
+    }
+
+    /// The dashboard's feed carries the tyre pressures the game sent ([`TYRE_PSI`], a
+    /// different one per wheel, in the game's unit and wheel order), each on its own wheel
+    /// in kPa.
+    pub fn dash_shows_the_tyre_pressures(&mut self) {
+        let view = self.newest_dash_view();
+        let wheels = view.wheels.expect("native telemetry has wheels");
+        let kpa: Vec<f64> = wheels
+            .iter()
+            .map(|w| w.tyre_pressure_kpa.unwrap_or(f64::NAN))
+            .collect();
+        for (wheel, psi) in TYRE_PSI.iter().enumerate() {
+            assert!(
+                (kpa[wheel] - psi * KPA_PER_PSI).abs() < 0.01,
+                "wheel {wheel} (FL FR RL RR): {kpa:?} kPa from {TYRE_PSI:?} psi"
+            );
+        }
     }
 
     /// Sustained braking: nose down, both rear cranks lift; then accelerating back to the
@@ -465,6 +520,49 @@ impl Bridge {
         self.seat.raised("the stream came back", ACTIVE_FRAMES);
     }
 
+    /// The game's packets are held back for `stall` and then come back to back (the game
+    /// went on meanwhile, so they are one frame apart in its time): not a jump, the seat
+    /// stays where cruising put it. (A 200 ms stall at 30 m/s: timed by arrival alone, the
+    /// first packet after it arrives 200-217 ms after its predecessor with the car 0.5 m on,
+    /// 5.5-6 m short of where the speed would put it: about twice the 3 m jump threshold.)
+    pub fn a_delivery_stall_is_not_a_jump(&mut self, stall: Duration) {
+        if self.game.scenario() != Scenario::CRUISE {
+            // Back to plain cruising (after the jump phase, a jump back): park, raise, settle.
+            self.game.set(Scenario::CRUISE);
+            self.seat.parked("back to cruising");
+            self.seat.raised("back to cruising", ACTIVE_FRAMES);
+        }
+        self.unless_the_loop_faulted("a delivery stall", |bridge| {
+            bridge.seat.read(Duration::from_millis(1000));
+            let level = rear(&bridge.seat.read(Duration::from_millis(500)));
+            bridge.game.stall(stall);
+            let after = bridge.seat.read(stall + Duration::from_millis(1500));
+            let worst = after
+                .iter()
+                .flat_map(|f| [f64::from(f[0]) - level[0], f64::from(f[1]) - level[1]])
+                .fold(0.0f64, |worst, d| worst.max(d.abs()));
+            check(
+                worst < 20.0 && !after.iter().any(at_park),
+                format!(
+                    "a {stall:?} stall moved the seat {worst:.0} counts from {level:?} (a jump parks it)"
+                ),
+            )
+        });
+    }
+
+    /// `STATUS=` counts some of the garbage as implausible (random bytes of a magic-less
+    /// stream's exact size).
+    pub fn status_counts_implausible(&self) {
+        let status = self.status_with(" implausible)");
+        let implausible: u64 = status
+            .split(" garbage (")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(implausible > 0, "{status}");
+    }
+
     /// The car jumps 500 m: parked, then raised.
     pub fn jump_parks_and_resumes(&mut self) {
         self.game.set(Scenario {
@@ -489,24 +587,32 @@ impl Bridge {
     }
 
     /// Stops the game and rigd: every datagram that had to be dropped was counted as
-    /// garbage (none more: no game packet was; a few fewer only when the kernel dropped
-    /// them, which it does on a busy machine), every frame was within the limits, rigd exits 0 and said each hold once;
+    /// garbage (none more: no game packet was; fewer only by those the kernel dropped before
+    /// rigd could read them, which a busy machine does and /proc/net/udp counts), every
+    /// frame was within the limits, rigd exits 0 and said each hold once;
     /// the wheel's force feedback was never opened. Returns rigd's log.
     pub fn finish(mut self, paused: bool) -> String {
         self.game.stop();
         let dropped = self.game.sent.dropped.load(Ordering::Relaxed);
-        let settled = Instant::now() + Duration::from_secs(3);
+        let settled = Instant::now() + Duration::from_secs(10);
         while self.garbage_counted() != dropped && Instant::now() < settled {
             std::thread::sleep(Duration::from_millis(100));
         }
         let counted = self.garbage_counted();
+        // Datagrams the kernel dropped because rigd's socket buffer was full (its receiver
+        // thread descheduled on a busy machine) never reached rigd: /proc/net/udp counts
+        // them. 1 % is allowed in any case (as before; the F1 runs count one fewer with no
+        // kernel drop, a cause not yet found).
+        let kernel_drops = udp_drops(self.listen_ports[0]);
+        let allowed = kernel_drops.unwrap_or(0).max(dropped / 100);
         assert!(
-            counted <= dropped && counted + dropped / 100 >= dropped,
-            "{counted} datagrams counted as garbage of {dropped} sent"
+            counted <= dropped && counted + allowed >= dropped,
+            "{counted} datagrams counted as garbage of {dropped} sent (dropped by the kernel: \
+             {kernel_drops:?}, /proc/net/udp)"
         );
         self.stop_statuses.store(true, Ordering::Relaxed);
         signal(&self.child, libc::SIGTERM);
-        let status = wait_exit(&mut self.child, Duration::from_secs(15));
+        let status = wait_exit(&mut self.child, PATIENCE);
         self.seat.read(Duration::from_millis(100));
         assert_within_limits(&self.seat.all, "the whole run");
         let log = stderr_of(&mut self.child);

@@ -142,9 +142,12 @@ impl Seat {
         });
     }
 
+    /// Waits until the seat has reached park. Any frame counts, not only the newest: a
+    /// jump's hold is short (park, then raise again at once), and a test thread a busy
+    /// machine deschedules reads long chunks whose last frame may already be rising.
     pub fn parked(&mut self, what: &str) {
-        self.read_until(what, Duration::from_secs(10), |frames| {
-            frames.last().is_some_and(at_park)
+        self.read_until(what, Duration::from_secs(30), |frames| {
+            frames.iter().any(at_park)
         });
     }
 }

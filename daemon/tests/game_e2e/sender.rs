@@ -1,6 +1,8 @@
 //! The fake game's sending thread: steps the kinematic car once per frame at the times of a
 //! [`SendTiming`] trace and sends the game's datagrams, plus garbage and other games'
-//! packets when the scenario asks, counting every datagram that must be dropped.
+//! packets when the scenario asks, counting every datagram that must be dropped. A delivery
+//! stall ([`Game::stall`]) holds the game's datagrams back for a while (the game goes on)
+//! and then sends them back to back, as a congested network or a descheduled sender does.
 //!
 //! Two transports: straight to rigd's listen ports (every game but GT7), or as a console
 //! (GT7): the thread listens on the console's heartbeat port and streams only to the address
@@ -45,6 +47,7 @@ pub struct Sent {
 pub struct Game {
     scenario: Arc<Mutex<Scenario>>,
     bump: Arc<AtomicBool>,
+    stall_ms: Arc<AtomicU64>,
     last: Arc<Mutex<Option<CarFrame>>>,
     pub sent: Arc<Sent>,
     stop: Arc<AtomicBool>,
@@ -60,12 +63,14 @@ impl Game {
     ) -> Game {
         let scenario = Arc::new(Mutex::new(first));
         let bump = Arc::new(AtomicBool::new(false));
+        let stall_ms = Arc::new(AtomicU64::new(0));
         let last = Arc::new(Mutex::new(None));
         let sent = Arc::new(Sent::default());
         let stop = Arc::new(AtomicBool::new(false));
-        let (shared, bump_asked, last_car, report, quit) = (
+        let (shared, bump_asked, stall_asked, last_car, report, quit) = (
             scenario.clone(),
             bump.clone(),
+            stall_ms.clone(),
             last.clone(),
             sent.clone(),
             stop.clone(),
@@ -82,6 +87,8 @@ impl Game {
             let mut car = Car::new();
             let mut seed = 0x6a5b_u64;
             let mut bump_frame = 0u32;
+            let mut stalled_until: Option<Instant> = None;
+            let mut held: Vec<(usize, Vec<u8>)> = Vec::new();
             let start = Instant::now();
             let mut k = 0u64;
             while !quit.load(Ordering::Relaxed) {
@@ -92,6 +99,11 @@ impl Game {
                 if bump_asked.swap(false, Ordering::Relaxed) {
                     bump_frame = 2 * BUMP_FRAMES;
                 }
+                let stall = stall_asked.swap(0, Ordering::Relaxed);
+                if stall > 0 {
+                    stalled_until = Some(Instant::now() + Duration::from_millis(stall));
+                }
+                let stalled = stalled_until.is_some_and(|until| Instant::now() < until);
                 if bump_frame > 0 {
                     s.accel_up_mps2 = if bump_frame > BUMP_FRAMES {
                         BUMP_MPS2
@@ -120,11 +132,20 @@ impl Game {
                         _ => continue,
                     },
                 };
+                if !stalled {
+                    for (port, bytes) in held.drain(..) {
+                        socket.send_to(&bytes, ports[port]).unwrap();
+                    }
+                }
                 if s.sending {
                     for datagram in packets.frame(&frame) {
-                        socket
-                            .send_to(&datagram.bytes, ports[datagram.port])
-                            .unwrap();
+                        if stalled {
+                            held.push((datagram.port, datagram.bytes));
+                        } else {
+                            socket
+                                .send_to(&datagram.bytes, ports[datagram.port])
+                                .unwrap();
+                        }
                     }
                 }
                 let mut dropped = Vec::new();
@@ -150,6 +171,7 @@ impl Game {
         Game {
             scenario,
             bump,
+            stall_ms,
             last,
             sent,
             stop,
@@ -170,6 +192,13 @@ impl Game {
     /// A vertical bump (up, then down again) starting with the next frame.
     pub fn bump(&self) {
         self.bump.store(true, Ordering::Relaxed);
+    }
+
+    /// Holds the game's datagrams back for `duration` from the next frame on (the game goes
+    /// on), then sends them back to back.
+    pub fn stall(&self, duration: Duration) {
+        self.stall_ms
+            .store(duration.as_millis() as u64, Ordering::Relaxed);
     }
 
     /// The car of the last frame.

@@ -5,7 +5,7 @@
 //! rates in rpm / 10.
 
 use super::{random_bytes, Bytes, Datagram, GamePackets};
-use crate::game_e2e::car::{CarFrame, GEAR, IDLE_RPM, MAX_RPM, RPM, SUSPENSION_M};
+use crate::game_e2e::car::{CarFrame, GEAR, IDLE_RPM, MAX_RPM, RPM, SUSPENSION_M, TYRE_PSI};
 
 const G: f64 = 9.80665;
 
@@ -37,6 +37,7 @@ pub fn packet(car: &CarFrame) -> Vec<u8> {
         .f32(f(39), 3.0) // race position
         .f32(f(45), 30.0) // fuel in tank
         .f32(f(46), 60.0) // fuel capacity
+        .f32s(f(55), &[TYRE_PSI[2], TYRE_PSI[3], TYRE_PSI[0], TYRE_PSI[1]]) // tyre pressure RL RR FL FR, psi
         .f32(f(59), 1.0) // laps completed
         .f32(f(63), MAX_RPM / 10.0) // max rpm
         .f32(f(64), IDLE_RPM / 10.0) // idle rpm

@@ -11,7 +11,7 @@
 //! vertical 1 at rest.
 
 use super::{random_bytes, Bytes, Datagram, GamePackets};
-use crate::game_e2e::car::{CarFrame, GEAR, RPM, SUSPENSION_M};
+use crate::game_e2e::car::{CarFrame, GEAR, RPM, SUSPENSION_M, TYRE_PSI};
 
 /// The player's car index.
 pub const PLAYER: usize = 5;
@@ -108,7 +108,8 @@ pub fn motion_ex(year: Year, car: &CarFrame) -> Vec<u8> {
     p.done()
 }
 
-/// Car Telemetry: speed, pedals, gear, rpm (the other cars at other values).
+/// Car Telemetry: speed, pedals, gear, rpm and tyre pressures (psi, `m_tyresPressure` at
+/// byte 40 of the car's 60, RL RR FL FR; the other cars at other values).
 pub fn car_telemetry(year: Year, car: &CarFrame) -> Vec<u8> {
     let mut p = header(year, 6, 1352, car);
     for index in 0..22 {
@@ -118,6 +119,12 @@ pub fn car_telemetry(year: Year, car: &CarFrame) -> Vec<u8> {
         } else {
             (12, 11_000, 1)
         };
+        let psi = if index == PLAYER {
+            [TYRE_PSI[2], TYRE_PSI[3], TYRE_PSI[0], TYRE_PSI[1]]
+        } else {
+            [30.0; 4]
+        };
+        p.f32s(at + 40, &psi); // m_tyresPressure RL RR FL FR
         p.u16(at, speed_kph) // m_speed, km/h
             .f32(at + 2, 0.6) // m_throttle
             .f32(at + 6, 0.0) // m_steer

@@ -95,8 +95,16 @@ impl GamePackets for Lfs {
     }
 
     fn corrupt(&mut self, car: &CarFrame) -> Vec<Vec<u8>> {
-        // OutSim cut short; with Pack2, its size without the LFST header.
-        let mut out = vec![outsim(car)[..60].to_vec()];
+        // OutSim cut short; random bytes of exactly OutSim's and OutGauge's sizes (neither has
+        // a magic: the decoder tells them by values no car has); with Pack2, its size
+        // without the LFST header.
+        let mut out = vec![
+            outsim(car)[..60].to_vec(),
+            random_bytes(&mut self.seed, 64),
+            random_bytes(&mut self.seed, 68),
+            random_bytes(&mut self.seed, 92),
+            random_bytes(&mut self.seed, 96),
+        ];
         if self.pack2 {
             let mut no_magic = outsim_pack2(car);
             no_magic[..4].copy_from_slice(b"LFSX");
