@@ -62,8 +62,12 @@ pub fn gear_to_lfs(gear: i8) -> u8 {
     (i16::from(gear) + 1).clamp(0, 255) as u8
 }
 
-/// An LFS gear byte (0 R, 1 N, 2 first ...) in our convention (-1 R, 0 N, 1 ..).
+/// An LFS gear byte (0 R, 1 N, 2 first ...) in our convention (-1 R, 0 N, 1 ..). BeamNG's
+/// OutGauge writes -1 as a signed byte (255) in park: that reads as neutral, not gear 127.
 pub fn gear_from_lfs(gear: u8) -> i8 {
+    if gear == u8::MAX {
+        return 0;
+    }
     (i16::from(gear) - 1).clamp(-1, 127) as i8
 }
 
@@ -151,6 +155,12 @@ mod tests {
         assert_eq!(gear_to_lfs(-1), 0);
         assert_eq!(gear_to_lfs(6), 7);
         assert_eq!(gear_from_lfs(0), -1);
+        assert_eq!(gear_from_lfs(7), 6);
+        assert_eq!(
+            gear_from_lfs(255),
+            0,
+            "BeamNG's park (-1 as a byte) reads as neutral"
+        );
         assert_eq!(millis_wrapping(4_294_967.296), 0);
         assert!((wrap_angle(3.0 * std::f64::consts::PI) - std::f64::consts::PI).abs() < 1e-12);
     }
