@@ -320,6 +320,22 @@ pub fn load(path: &Path, car: &CarSpec) -> Result<Envelope, EnvelopeFileError> {
     Ok(envelope)
 }
 
+/// Envelope files shipped with rigd (`physics/data/envelopes/`, measured by
+/// `rigd envelope --car NAME`), by car name.
+const BUILTIN: &[(&str, &str)] = &[("road", include_str!("../../data/envelopes/road.toml"))];
+
+/// The shipped measured envelope of the built-in car `car` is named after, checked against
+/// `car` as it is now: `None` when none is shipped for that name, an error when it was
+/// measured for other car data (the car changed since; re-measure with `rigd envelope`).
+pub fn builtin(car: &CarSpec) -> Option<Result<Envelope, EnvelopeFileError>> {
+    let (name, text) = BUILTIN.iter().find(|(name, _)| *name == car.name)?;
+    let origin = format!("builtin:envelopes/{name}.toml");
+    Some(parse(text, &origin).and_then(|envelope| {
+        check_car(&envelope, car, &origin)?;
+        Ok(envelope)
+    }))
+}
+
 /// Writes `envelope` to `path` as [`to_toml`].
 pub fn save(path: &Path, envelope: &Envelope) -> Result<(), EnvelopeFileError> {
     std::fs::write(path, to_toml(envelope)).map_err(|cause| EnvelopeFileError::Write {
