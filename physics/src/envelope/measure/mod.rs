@@ -110,9 +110,23 @@ pub struct Measurement {
     pub coast_fit: (f64, f64),
     /// The largest held circle at each grid speed.
     pub circles: Vec<LimitCircle>,
-    /// Combined runs: (braking?, share asked, x = longitudinal / axis limit, y = lateral /
-    /// lateral limit, exponent through the point).
-    pub combined: Vec<(bool, f64, f64, f64, f64)>,
+    /// The combined runs' points of the g-g diagram.
+    pub combined: Vec<CombinedPoint>,
+}
+
+/// One point of the g-g diagram between the axes, from a combined run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CombinedPoint {
+    /// Braking (else driving).
+    pub braking: bool,
+    /// Share of the lateral limit asked.
+    pub share: f64,
+    /// Longitudinal acceleration over the axis limit at the run's speed.
+    pub x: f64,
+    /// Lateral acceleration over the lateral limit at the run's speed.
+    pub y: f64,
+    /// Exponent of the superellipse through (x, y).
+    pub exponent: f64,
 }
 
 /// The speeds measured for a car of `top_speed_mps`: [`LOWEST_SPEED_MPS`], then multiples of
@@ -245,27 +259,25 @@ pub fn lateral_limit(
     gear: i8,
 ) -> Result<Option<LimitCircle>, ManeuverError> {
     let (mut held, mut lost) = LATERAL_BRACKET_MPS2;
-    let mut best = None;
-    let first = runs::circle(spec, speed_mps, speed_mps * speed_mps / held, gear)?;
-    if !first.held {
+    let mut best = runs::circle(spec, speed_mps, speed_mps * speed_mps / held, gear)?;
+    if !best.held {
         return Ok(None);
     }
-    best = best.or(Some((held, first)));
     while lost - held > LATERAL_RESOLUTION_MPS2 {
         let asked = 0.5 * (held + lost);
         let result = runs::circle(spec, speed_mps, speed_mps * speed_mps / asked, gear)?;
         if result.held {
             held = asked;
-            best = Some((asked, result));
+            best = result;
         } else {
             lost = asked;
         }
     }
-    Ok(best.map(|(asked, result)| LimitCircle {
+    Ok(Some(LimitCircle {
         speed_mps,
-        radius_m: speed_mps * speed_mps / asked,
+        radius_m: speed_mps * speed_mps / held,
         gear,
-        result,
+        result: best,
     }))
 }
 
@@ -515,13 +527,19 @@ pub fn measure(
         };
         let x = (run.longitudinal_mps2.abs() / axis).clamp(0.0, 1.0);
         let y = (run.lateral_mps2 / envelope.lateral_limit_mps2(speed)).clamp(0.0, 1.0);
-        combined.push((braking, share, x, y, exponent_through(x, y)));
+        combined.push(CombinedPoint {
+            braking,
+            share,
+            x,
+            y,
+            exponent: exponent_through(x, y),
+        });
     }
     let mean_exponent = |braking: bool| {
         let exponents: Vec<f64> = combined
             .iter()
-            .filter(|c| c.0 == braking)
-            .map(|c| c.4)
+            .filter(|point| point.braking == braking)
+            .map(|point| point.exponent)
             .collect();
         exponents.iter().sum::<f64>() / exponents.len().max(1) as f64
     };

@@ -202,8 +202,8 @@ pub fn circle(
     })
 }
 
-/// Times of one speed trace at which it first falls through each of `speeds_mps` (descending
-/// traces) or rises through them (ascending), interpolated between steps.
+/// The last sample of a speed trace, to find when the trace passes a speed (interpolated
+/// between steps).
 struct Crossings {
     previous: (f64, f64),
 }
@@ -311,7 +311,9 @@ pub fn coast_down(spec: &CarSpec, from_mps: f64, speeds_mps: &[f64]) -> Vec<(f64
     let mut crossings = Crossings {
         previous: (0.0, from_mps),
     };
+    // Per speed: when the trace passed 1 m/s above it, and whether it is measured.
     let mut above: Vec<Option<f64>> = vec![None; speeds_mps.len()];
+    let mut measured = vec![false; speeds_mps.len()];
     let mut result = Vec::new();
     for step in 1..=(600.0 / DT_S) as usize {
         rig.step(Controls {
@@ -321,13 +323,17 @@ pub fn coast_down(spec: &CarSpec, from_mps: f64, speeds_mps: &[f64]) -> Vec<(f64
         let time_s = step as f64 * DT_S;
         let speed = rig.speed_mps();
         for (index, &level) in speeds_mps.iter().enumerate() {
-            if above[index].is_none() {
-                above[index] = crossings.passed(level + 1.0, time_s, speed);
-            } else if let (Some(start), Some(end)) =
-                (above[index], crossings.passed(level - 1.0, time_s, speed))
-            {
-                result.push((level, 2.0 / (end - start)));
-                above[index] = Some(f64::NAN);
+            if measured[index] {
+                continue;
+            }
+            match above[index] {
+                None => above[index] = crossings.passed(level + 1.0, time_s, speed),
+                Some(start) => {
+                    if let Some(end) = crossings.passed(level - 1.0, time_s, speed) {
+                        result.push((level, 2.0 / (end - start)));
+                        measured[index] = true;
+                    }
+                }
             }
         }
         if speed < 1.0 {
@@ -335,7 +341,6 @@ pub fn coast_down(spec: &CarSpec, from_mps: f64, speeds_mps: &[f64]) -> Vec<(f64
         }
         crossings.previous = (time_s, speed);
     }
-    result.retain(|(_, decel)| decel.is_finite());
     result.sort_by(|a, b| a.0.total_cmp(&b.0));
     result
 }
