@@ -67,8 +67,8 @@ pub enum Command {
     /// Run a scripted driving maneuver on the physics alone and print its trace as CSV.
     Maneuver(ManeuverArgs),
     /// Measure the car's g-g-v envelope by driving it on the flat track (steady circles,
-    /// braking, full throttle per gear, coast-down, braking and driving in turns; about half a
-    /// minute) and write the envelope file for lap simulation and the robot (docs/envelope.md).
+    /// braking, full throttle per gear, coast-down, braking and driving in turns; seconds to
+    /// half a minute) and write the envelope file for lap simulation and the robot (docs/envelope.md).
     Envelope(EnvelopeArgs),
     /// Motion platforms: `rigd motion test` checks the rig's wiring and directions.
     Motion {
