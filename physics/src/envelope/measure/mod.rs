@@ -488,8 +488,7 @@ pub fn measure(
         .unwrap_or(COMBINED_SPEED_MPS);
     let (gear, _) = best_gear(&pulls, combined_speed);
     let lateral = envelope.lateral_limit_mps2(combined_speed);
-    let mut jobs: Vec<Job<'_, Result<(bool, f64, runs::CombinedResult), MeasureError>>> =
-        Vec::new();
+    let mut jobs: Vec<Job<'_, Result<PhaseThree, MeasureError>>> = Vec::new();
     for braking in [true, false] {
         for share in COMBINED_SHARES {
             let what = format!(
@@ -589,6 +588,10 @@ enum PhaseOne {
     Pull(Pull),
     Acceleration(Vec<maneuver::Row>),
 }
+
+/// What a phase-3 run gives: braking (else driving), the share of the lateral limit, the
+/// result.
+type PhaseThree = (bool, f64, runs::CombinedResult);
 
 /// What a phase-2 run gives.
 enum PhaseTwo {
