@@ -4,7 +4,7 @@
 # number first. Re-run after a format, config or data file changes; the result is committed.
 #   - telemetry and game packets: captured from the real rigd (target/debug/rigd, built if
 #     missing) sending every output format to loopback listeners while robot cars lap;
-#   - config, car, track and .tir files: examples/, the daemon's test fixture, physics/data/;
+#   - config, car, track, .tir and envelope files: examples/, the daemon's test fixture, physics/data/;
 #   - serial input lines, motion frame templates and a recording: written here.
 # Usage: fuzz/seed-corpus.sh
 set -euo pipefail
@@ -107,6 +107,7 @@ copy config examples/*.toml daemon/tests/fixtures/*.toml
 copy car physics/data/cars/*.toml
 copy track physics/data/tracks/*.toml
 copy tir physics/data/tyres/*.tir
+copy envelope physics/data/envelopes/*.toml
 
 # GT7 sends only encrypted packets; the target encrypts a plaintext of each variant's length.
 mkdir -p "$corpus/game_gt7"

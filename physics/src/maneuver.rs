@@ -31,7 +31,7 @@ within 0.1 % (at least 0.02 m/s) of the target, |longitudinal acceleration| < 0.
 /// Longest settling before a manoeuvre gives up, s.
 pub const SETTLE_MAX_S: f64 = 60.0;
 /// How long the settled conditions must hold, s.
-const SETTLE_HOLD_S: f64 = 1.0;
+pub(crate) const SETTLE_HOLD_S: f64 = 1.0;
 
 /// A manoeuvre and its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -256,33 +256,47 @@ fn settle(
 ) -> Result<(), ManeuverError> {
     let mut telemetry = world.telemetry(id);
     let mut held_s = 0.0;
-    let speed_band = (0.001 * speed_mps).max(0.02);
     for _ in 0..(SETTLE_MAX_S / DT_S) as usize {
         let controls = driver.cruise(speed_mps, &telemetry);
         world.set_controls(id, controls);
         world.step(DT_S);
         telemetry = world.telemetry(id);
-        let d = &telemetry.drivetrain;
-        let steady = d.gear == driver.target_gear
-            && !d.shifting
-            && driver.clutch == 0.0
-            && (telemetry.speed_mps - speed_mps).abs() < speed_band
-            && telemetry.acceleration_body_mps2[0].abs() < 0.02
-            && telemetry.acceleration_body_mps2[1].abs() < 0.02
-            && telemetry.angular_velocity_body_radps[2].abs() < 0.001;
-        held_s = if steady { held_s + DT_S } else { 0.0 };
+        held_s = if is_steady(&telemetry, driver, speed_mps) {
+            held_s + DT_S
+        } else {
+            0.0
+        };
         if held_s >= SETTLE_HOLD_S {
             return Ok(());
         }
     }
-    Err(ManeuverError {
+    Err(not_settled(speed_mps))
+}
+
+/// Whether one step's state meets [`SETTLE_CRITERION`] (it must then hold for
+/// [`SETTLE_HOLD_S`]).
+pub(crate) fn is_steady(telemetry: &CarTelemetry, driver: &Driver, speed_mps: f64) -> bool {
+    let speed_band = (0.001 * speed_mps).max(0.02);
+    let d = &telemetry.drivetrain;
+    d.gear == driver.target_gear
+        && !d.shifting
+        && driver.clutch == 0.0
+        && (telemetry.speed_mps - speed_mps).abs() < speed_band
+        && telemetry.acceleration_body_mps2[0].abs() < 0.02
+        && telemetry.acceleration_body_mps2[1].abs() < 0.02
+        && telemetry.angular_velocity_body_radps[2].abs() < 0.001
+}
+
+/// The error of a car that did not settle at `speed_mps` within [`SETTLE_MAX_S`].
+pub(crate) fn not_settled(speed_mps: f64) -> ManeuverError {
+    ManeuverError {
         parameter: "speed_kph",
         message: format!(
             "the car did not settle at {:.1} km/h within {SETTLE_MAX_S} s ({SETTLE_CRITERION}); \
              choose a speed the car can hold in a gear",
             speed_mps * 3.6
         ),
-    })
+    }
 }
 
 /// Runs `maneuver` and returns the sampled rows.
@@ -497,11 +511,11 @@ fn row(time_s: f64, t: &CarTelemetry, distance_m: f64) -> Row {
     }
 }
 
-/// The manoeuvres' robot driver.
+/// The manoeuvres' robot driver (the envelope measurement drives with it too).
 #[derive(Debug, Clone)]
-struct Driver {
-    target_gear: i8,
-    clutch: f64,
+pub(crate) struct Driver {
+    pub(crate) target_gear: i8,
+    pub(crate) clutch: f64,
     clutch_held_s: f64,
     speed_integral: f64,
     yaw_integral: f64,
@@ -514,7 +528,7 @@ struct Driver {
 }
 
 impl Driver {
-    fn new(spec: &CarSpec) -> Driver {
+    pub(crate) fn new(spec: &CarSpec) -> Driver {
         Driver {
             target_gear: 0,
             clutch: 0.0,
@@ -530,7 +544,7 @@ impl Driver {
         }
     }
 
-    fn engine_rpm_at(&self, gear: usize, speed_mps: f64) -> f64 {
+    pub(crate) fn engine_rpm_at(&self, gear: usize, speed_mps: f64) -> f64 {
         speed_mps / self.radius_m * self.final_drive * self.ratios[gear - 1] * 60.0
             / (2.0 * std::f64::consts::PI)
     }
@@ -545,7 +559,7 @@ impl Driver {
 
     /// Clutch and gear requests towards `target_gear`: pedal down, one gear at a time, pedal
     /// up over 0.4 s.
-    fn shift(&mut self, t: &CarTelemetry, dt: f64) -> GearRequest {
+    pub(crate) fn shift(&mut self, t: &CarTelemetry, dt: f64) -> GearRequest {
         let gear = t.drivetrain.gear;
         if gear != self.target_gear || t.drivetrain.shifting {
             self.clutch = 1.0;
@@ -562,7 +576,7 @@ impl Driver {
         GearRequest::None
     }
 
-    fn cruise_throttle(&mut self, target_mps: f64, t: &CarTelemetry, dt: f64) -> f64 {
+    pub(crate) fn cruise_throttle(&mut self, target_mps: f64, t: &CarTelemetry, dt: f64) -> f64 {
         let err = target_mps - t.speed_mps;
         self.speed_integral = (self.speed_integral + err * dt).clamp(-2.0, 2.0);
         (0.15 + 0.4 * err + 0.3 * self.speed_integral).clamp(0.0, 1.0)

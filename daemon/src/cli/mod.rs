@@ -1,9 +1,10 @@
 //! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
 //! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
-//! in [`check`], [`maneuver`], [`bench`], [`devices_watch`], [`motion_test`] and [`calibrate`]
+//! in [`check`], [`maneuver`], [`envelope`], [`bench`], [`devices_watch`], [`motion_test`] and [`calibrate`]
 //! (which writes through [`calibrate_config`])) and the one place errors become exit codes: 0 ok, 2 for
 //! anything the user must fix before rigd can act (a bad configuration, an unusable
-//! recording, a [`BadInvocation`]; clap's own usage errors exit 2 as well), 1 anything else.
+//! recording, an unusable envelope file or car to measure, a [`BadInvocation`]; clap's own
+//! usage errors exit 2 as well), 1 anything else.
 //! The outermost layer: nothing else in the crate imports it.
 
 pub mod bench;
@@ -12,6 +13,7 @@ pub mod calibrate_config;
 pub mod check;
 pub mod devices_watch;
 pub mod dispatch;
+pub mod envelope;
 pub mod maneuver;
 pub mod motion_test;
 
@@ -64,6 +66,10 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Run a scripted driving maneuver on the physics alone and print its trace as CSV.
     Maneuver(ManeuverArgs),
+    /// Measure the car's g-g-v envelope by driving it on the flat track (steady circles,
+    /// braking, full throttle per gear, coast-down, braking and driving in turns; seconds to
+    /// half a minute) and write the envelope file for lap simulation and the robot (docs/envelope.md).
+    Envelope(EnvelopeArgs),
     /// Motion platforms: `rigd motion test` checks the rig's wiring and directions.
     Motion {
         /// What to do.
@@ -174,6 +180,24 @@ pub struct ManeuverArgs {
     pub duration_s: Option<f64>,
 }
 
+/// Options of `rigd envelope`.
+#[derive(Debug, clap::Args)]
+pub struct EnvelopeArgs {
+    /// Car: a built-in name or a path to a car TOML file.
+    #[arg(long, default_value = "road")]
+    pub car: String,
+    /// Write the envelope file here (default: standard output).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub out: Option<PathBuf>,
+    /// Threads for the independent runs (default: one per core; the result is the same).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Measure nothing: check that the envelope FILE is well formed and was made for --car
+    /// as it is now (exit 2 with the fix when not).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with = "out")]
+    pub check: Option<PathBuf>,
+}
+
 /// The motion platform commands.
 #[derive(Debug, Subcommand)]
 pub enum MotionCommand {
@@ -225,6 +249,14 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
     let bad_config = err.chain().any(|cause| {
         cause.downcast_ref::<rig_config::ConfigError>().is_some()
             || cause.downcast_ref::<BadInvocation>().is_some()
+            // An envelope file that is malformed, for another car or not writable, or a car
+            // whose envelope cannot be measured.
+            || cause
+                .downcast_ref::<rig_physics::envelope::file::EnvelopeFileError>()
+                .is_some()
+            || cause
+                .downcast_ref::<rig_physics::envelope::measure::MeasureError>()
+                .is_some()
             || matches!(
                 cause.downcast_ref::<crate::runtime::service::RunError>(),
                 Some(crate::runtime::service::RunError::Config(_))

@@ -9,6 +9,12 @@
 //! with one exponent for braking and one for driving (2 is the friction circle; measured cars
 //! come out between about 1.5 and 2.5). Lookups interpolate linearly in speed and hold the end
 //! values outside the measured range. Plain data: lookups never allocate.
+//!
+//! [`file`] reads and writes it as TOML and refuses files made for another car; [`measure`]
+//! measures it by driving the car.
+
+pub mod file;
+pub mod measure;
 
 /// Where an envelope's numbers come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
