@@ -23,6 +23,7 @@ pub mod data;
 pub mod drivetrain;
 pub mod envelope;
 pub mod identity;
+pub mod line_search;
 pub mod lap;
 pub mod maneuver;
 pub mod math;
