@@ -19,7 +19,7 @@ pub const MAX_ROBOTS: u32 = 200;
 pub const BUILTIN_CARS: [&str; 3] = ["road", "race", "rally"];
 
 /// The tracks built into rigd (rig-physics' `data/tracks`).
-pub const BUILTIN_TRACKS: [&str; 4] = ["circuit", "oval", "skidpad", "gravel"];
+pub const BUILTIN_TRACKS: [&str; 5] = ["circuit", "oval", "skidpad", "gravel", "corners"];
 
 /// The `[sim]` section.
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
@@ -181,7 +181,7 @@ mod tests {
             found[0].message,
             "track file `/nonexistent/track.toml` does not exist"
         );
-        assert!(found[0].fix.ends_with("circuit, oval, skidpad or gravel"));
+        assert!(found[0].fix.ends_with("circuit, oval, skidpad, gravel or corners"));
         let directory = problems(SimConfig {
             car: "/".into(),
             ..SimConfig::default()

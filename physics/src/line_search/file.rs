@@ -123,12 +123,7 @@ fn hex(digest: u64) -> String {
 
 impl LineFile {
     /// The file for the line `offsets_m` found on `course`.
-    pub fn new(
-        course: &Course,
-        offsets_m: &[f64],
-        lap_s: f64,
-        provenance: Provenance,
-    ) -> LineFile {
+    pub fn new(course: &Course, offsets_m: &[f64], lap_s: f64, provenance: Provenance) -> LineFile {
         LineFile {
             format: FORMAT,
             car: course.car().name.clone(),
