@@ -172,6 +172,9 @@ impl Trace {
 pub struct Runner {
     world: World,
     id: CarId,
+    /// The car as placed on the grid (a reset keeps tyre temperatures and wear; a run must
+    /// start from exactly this).
+    grid_car: Car,
     robot: Robot,
     progress: Progress,
     length_m: f64,
@@ -203,9 +206,11 @@ impl Runner {
         let mut world = World::new(course.track.clone());
         let id = world.add_car(&course.car);
         let robot = course.robot(&vec![0.0; course.count]);
+        let grid_car = world.car(id).clone();
         Runner {
             world,
             id,
+            grid_car,
             robot,
             progress: Progress {
                 unwrapped_m: 0.0,
@@ -221,7 +226,7 @@ impl Runner {
 
     /// Puts the car on the grid, at rest, with `robot` driving.
     fn start(&mut self, robot: Robot) {
-        self.world.reset_car(self.id);
+        *self.world.car_mut(self.id) = self.grid_car.clone();
         let distance = self.world.track_coord(self.id).distance_m;
         // On the grid the car is behind the line: its distance is just under a lap.
         let unwrapped = if distance > 0.5 * self.length_m {
