@@ -1,6 +1,6 @@
 //! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
 //! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
-//! in [`check`], [`maneuver`], [`bench`], [`devices_watch`], [`motion_test`] and [`calibrate`]
+//! in [`check`], [`maneuver`], [`line`], [`bench`], [`devices_watch`], [`motion_test`] and [`calibrate`]
 //! (which writes through [`calibrate_config`])) and the one place errors become exit codes: 0 ok, 2 for
 //! anything the user must fix before rigd can act (a bad configuration, an unusable
 //! recording, a [`BadInvocation`]; clap's own usage errors exit 2 as well), 1 anything else.
@@ -12,6 +12,7 @@ pub mod calibrate_config;
 pub mod check;
 pub mod devices_watch;
 pub mod dispatch;
+pub mod line;
 pub mod maneuver;
 pub mod motion_test;
 
@@ -64,6 +65,9 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Run a scripted driving maneuver on the physics alone and print its trace as CSV.
     Maneuver(ManeuverArgs),
+    /// Find a faster racing line for a car on a track by driving it (the line-finding robot):
+    /// progress on stderr, the line written to a file for `[sim] robot_line`.
+    Line(LineArgs),
     /// Motion platforms: `rigd motion test` checks the rig's wiring and directions.
     Motion {
         /// What to do.
@@ -172,6 +176,33 @@ pub struct ManeuverArgs {
     /// Duration, s (each manoeuvre has its own default).
     #[arg(long)]
     pub duration_s: Option<f64>,
+}
+
+/// Options of `rigd line`.
+#[derive(Debug, clap::Args)]
+pub struct LineArgs {
+    /// Car: a built-in name or a path to a car TOML file.
+    #[arg(long, default_value = "road")]
+    pub car: String,
+    /// Track: a built-in name or a path to a track TOML file (a closed lap).
+    #[arg(long, default_value = "circuit")]
+    pub track: String,
+    /// Wall-clock budget, s: the search stops after the iteration that passes it (or at
+    /// convergence).
+    #[arg(long, default_value_t = 600.0)]
+    pub budget_s: f64,
+    /// Stop after this many iterations instead (with --seed, reproduces a line bit for bit).
+    #[arg(long)]
+    pub iterations: Option<u64>,
+    /// Seed of the search's tweaks.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads that drive candidate lines.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Line file to write (default: line-CAR-TRACK.toml in the current directory).
+    #[arg(long, value_hint = ValueHint::FilePath)]
+    pub out: Option<PathBuf>,
 }
 
 /// The motion platform commands.

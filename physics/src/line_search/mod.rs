@@ -214,6 +214,11 @@ impl Search {
         self.runners.iter().map(|runner| runner.steps).sum()
     }
 
+    /// The current tweak size, m.
+    pub fn tweak_m(&self) -> f64 {
+        self.tweak_m
+    }
+
     /// True when the tweaks have shrunk below [`MIN_TWEAK_M`].
     pub fn converged(&self) -> bool {
         self.tweak_m < MIN_TWEAK_M
