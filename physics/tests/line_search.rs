@@ -198,3 +198,32 @@ fn the_line_file_round_trips_and_refuses_what_does_not_fit() {
     let err = LineFile::parse("car = 3", "line.toml").unwrap_err();
     assert!(matches!(err, LineFileError::Syntax { .. }), "{err}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any finite line writes and reads back exactly (TOML keeps every f64 bit), and the
+    /// check accepts it exactly when every offset is inside the station's bounds.
+    #[test]
+    fn a_line_file_round_trips_and_the_check_follows_the_bounds(
+        seed in proptest::prelude::any::<u64>(),
+        spread in 0.0f64..8.0,
+    ) {
+        let course = course("road");
+        let mut state = seed;
+        let offsets: Vec<f64> = (0..course.station_count())
+            .map(|_| {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                ((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2.0 * spread
+            })
+            .collect();
+        let file = LineFile::new(&course, &offsets, 47.0, provenance());
+        let parsed = LineFile::parse(&file.to_toml(), "p.toml").unwrap();
+        proptest::prop_assert_eq!(&parsed, &file);
+        let inside = offsets.iter().enumerate().all(|(j, x)| {
+            let (lo, hi) = course.bounds_m(j);
+            *x >= lo - 1e-6 && *x <= hi + 1e-6
+        });
+        proptest::prop_assert_eq!(parsed.check(&course, "p.toml").is_ok(), inside);
+    }
+}
