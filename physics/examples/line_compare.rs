@@ -101,14 +101,7 @@ fn line_of(
             };
             let room_in = (corner.first as isize - from) as usize;
             let room_out = (to - corner.end as isize) as usize;
-            if let Some(offset) = shape(
-                corner,
-                k.rem_euclid(m as isize) as usize + 0 * room_in,
-                room_in,
-                room_out,
-                outside,
-                inside,
-            ) {
+            if let Some(offset) = shape(corner, j, room_in, room_out, outside, inside) {
                 line[j] = offset;
             }
         }
@@ -271,6 +264,24 @@ fn main() {
     for (name, line) in &lines {
         match run_full(&mut runner, course.robot(line)) {
             Ok(trace) => {
+                // Three more laps after the flying lap: the line holds lap after lap.
+                let mut laps = vec![trace.lap_s];
+                let mut last = trace.crossings[m].time_s;
+                let more = runner.drive_until(5 * m, last + 600.0, |k, crossing| {
+                    if k % m == 0 {
+                        laps.push(crossing.time_s - last);
+                        last = crossing.time_s;
+                    }
+                    false
+                });
+                eprintln!(
+                    "{name}: laps {laps:.3?} {}",
+                    if more.is_ok() {
+                        "inside the edges"
+                    } else {
+                        "LEFT THE TRACK"
+                    }
+                );
                 let times = section_times(&trace, &course, &list);
                 println!(
                     "| {name} | {:.3} | {} |",

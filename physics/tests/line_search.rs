@@ -26,7 +26,7 @@ fn a_cloned_car_and_robot_continue_bit_for_bit() {
     let mut world = World::new(track.clone());
     let id = world.add_car(&car);
     let mut robot = Robot::for_car(&track, &car);
-    let mut drive = |world: &mut World, robot: &mut Robot, steps: usize| -> Vec<CarTelemetry> {
+    let drive = |world: &mut World, robot: &mut Robot, steps: usize| -> Vec<CarTelemetry> {
         (0..steps)
             .map(|_| {
                 let controls = robot.drive_car(world, id);

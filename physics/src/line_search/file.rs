@@ -66,26 +66,22 @@ pub enum LineFileError {
     #[error("{origin}: format {found} is not the supported {FORMAT}; find the line again with `rigd line`")]
     Format { origin: String, found: u32 },
     #[error(
-        "{origin}: the line was found for car {file_car:?} ({file_digest}), this is {car:?} \
-         ({digest}); run `rigd line --car ...` for this car or pick its line file"
+        "{origin}: the line was found for car {made_for}, this is {this}; run `rigd line \
+         --car ...` for this car or pick its line file"
     )]
     OtherCar {
         origin: String,
-        file_car: String,
-        file_digest: String,
-        car: String,
-        digest: String,
+        made_for: String,
+        this: String,
     },
     #[error(
-        "{origin}: the line was found for track {file_track:?} ({file_digest}), this is \
-         {track:?} ({digest}); run `rigd line --track ...` for this track or pick its line file"
+        "{origin}: the line was found for track {made_for}, this is {this}; run `rigd line \
+         --track ...` for this track or pick its line file"
     )]
     OtherTrack {
         origin: String,
-        file_track: String,
-        file_digest: String,
-        track: String,
-        digest: String,
+        made_for: String,
+        this: String,
     },
     #[error(
         "{origin}: station_count is {count} with {offsets} offsets, the track needs {needed}; \
@@ -171,20 +167,16 @@ impl LineFile {
         if self.car_digest != car_digest {
             return Err(LineFileError::OtherCar {
                 origin,
-                file_car: self.car.clone(),
-                file_digest: self.car_digest.clone(),
-                car: course.car().name.clone(),
-                digest: car_digest,
+                made_for: format!("{:?} ({})", self.car, self.car_digest),
+                this: format!("{:?} ({car_digest})", course.car().name),
             });
         }
         let track_digest = hex(digest_of(course.track()));
         if self.track_digest != track_digest {
             return Err(LineFileError::OtherTrack {
                 origin,
-                file_track: self.track.clone(),
-                file_digest: self.track_digest.clone(),
-                track: course.track().name().to_string(),
-                digest: track_digest,
+                made_for: format!("{:?} ({})", self.track, self.track_digest),
+                this: format!("{:?} ({track_digest})", course.track().name()),
             });
         }
         let needed = course.station_count();

@@ -8,6 +8,10 @@
 //! coarse-to-fine over strides 32 .. 1 so long corners converge in a few hundred sweeps. Every
 //! offset stays inside the racing surface less the car's half width and a safety margin.
 //! Built once at construction (allocates); read-only while driving.
+//!
+//! A line can also be given as offsets ([`from_offsets`]: a line found by
+//! [`crate::line_search`] or read from a line file), and a robot can carry on mid-lap on
+//! another plan ([`continue_with_plan`]: how the line search re-drives a changed stretch).
 
 use crate::track::{Track, TrackHint};
 
@@ -227,7 +231,7 @@ fn adjust(frames: &[Frame], offsets: &mut [f64], j: usize, stride: usize) {
 pub fn continue_with_plan(driving: &super::Robot, planned: super::Robot) -> super::Robot {
     super::Robot {
         hint: driving.hint,
-        gears: driving.gears.clone(),
+        gears: driving.gears,
         last_time_s: driving.last_time_s,
         understeer_rad_per_mps2: driving.understeer_rad_per_mps2,
         ..planned
