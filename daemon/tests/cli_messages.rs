@@ -202,7 +202,7 @@ fn a_missing_car_or_track_file_says_where_relative_paths_start_and_the_built_in_
         "{err}"
     );
     assert!(
-        err.contains("name a built-in track: circuit, oval, skidpad or gravel)"),
+        err.contains("name a built-in track: circuit, oval, skidpad, gravel or corners)"),
         "{err}"
     );
     assert_eq!(told(&err).len(), 2, "{err}");

@@ -121,6 +121,7 @@ lap_tests! {
     rally_laps_the_oval: "rally" on "oval";
     rally_laps_the_skidpad: "rally" on "skidpad";
     rally_laps_the_gravel_stage: "rally" on "gravel";
+    road_laps_the_corners_test_track: "road" on "corners";
 }
 
 #[test]
@@ -128,7 +129,7 @@ fn every_builtin_car_and_track_is_covered() {
     assert_eq!(spec::builtin::car_names(), ["road", "race", "rally"]);
     assert_eq!(
         rig_physics::track::BUILTIN_NAMES,
-        ["circuit", "oval", "skidpad", "gravel"]
+        ["circuit", "oval", "skidpad", "gravel", "corners"]
     );
 }
 

@@ -19,7 +19,7 @@ pub const MAX_ROBOTS: u32 = 200;
 pub const BUILTIN_CARS: [&str; 3] = ["road", "race", "rally"];
 
 /// The tracks built into rigd (rig-physics' `data/tracks`).
-pub const BUILTIN_TRACKS: [&str; 4] = ["circuit", "oval", "skidpad", "gravel"];
+pub const BUILTIN_TRACKS: [&str; 5] = ["circuit", "oval", "skidpad", "gravel", "corners"];
 
 /// The `[sim]` section.
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
@@ -31,6 +31,9 @@ pub struct SimConfig {
     pub track: String,
     /// Number of extra robot-driven cars, 0 ..= 200.
     pub robots: u32,
+    /// Path of a line file written by `rigd line` for this car and track: the robots drive
+    /// that line instead of the one they plan. Unset: they plan their own.
+    pub robot_line: Option<String>,
 }
 
 impl Default for SimConfig {
@@ -39,6 +42,7 @@ impl Default for SimConfig {
             car: "road".into(),
             track: "circuit".into(),
             robots: 0,
+            robot_line: None,
         }
     }
 }
@@ -132,6 +136,26 @@ impl Validate for SimConfig {
             }
         }
         report.check_range(&format!("{field}.robots"), self.robots, 0..=MAX_ROBOTS);
+        if let Some(line) = &self.robot_line {
+            let path = Path::new(line);
+            let why = if line.trim().is_empty() {
+                Some("is empty")
+            } else if !path.exists() {
+                Some("does not exist")
+            } else if !path.is_file() {
+                Some("is not a regular file")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                report.problem(
+                    format!("{field}.robot_line"),
+                    format!("line file `{line}` {why}"),
+                    "write one with `rigd line --car CAR --track TRACK --out FILE` and give its \
+                     path, or remove robot_line so the robots plan their own line",
+                );
+            }
+        }
     }
 }
 
@@ -181,7 +205,9 @@ mod tests {
             found[0].message,
             "track file `/nonexistent/track.toml` does not exist"
         );
-        assert!(found[0].fix.ends_with("circuit, oval, skidpad or gravel"));
+        assert!(found[0]
+            .fix
+            .ends_with("circuit, oval, skidpad, gravel or corners"));
         let directory = problems(SimConfig {
             car: "/".into(),
             ..SimConfig::default()

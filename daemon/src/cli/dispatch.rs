@@ -94,6 +94,7 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
         }
         Command::Maneuver(args) => super::maneuver::run(&args)?,
         Command::Envelope(args) => super::envelope::run(&args)?,
+        Command::Line(args) => super::line::run(&args)?,
         Command::Motion {
             which:
                 MotionCommand::Test {

@@ -1,8 +1,8 @@
 //! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
 //! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
-//! in [`check`], [`maneuver`], [`envelope`], [`bench`], [`devices_watch`], [`motion_test`] and [`calibrate`]
-//! (which writes through [`calibrate_config`])) and the one place errors become exit codes: 0 ok, 2 for
-//! anything the user must fix before rigd can act (a bad configuration, an unusable
+//! in [`check`], [`maneuver`], [`envelope`], [`line`], [`bench`], [`devices_watch`],
+//! [`motion_test`] and [`calibrate`] (which writes through [`calibrate_config`])) and the one
+//! place errors become exit codes: 0 ok, 2 for anything the user must fix before rigd can act (a bad configuration, an unusable
 //! recording, an unusable envelope file or car to measure, a [`BadInvocation`]; clap's own
 //! usage errors exit 2 as well), 1 anything else.
 //! The outermost layer: nothing else in the crate imports it.
@@ -14,6 +14,7 @@ pub mod check;
 pub mod devices_watch;
 pub mod dispatch;
 pub mod envelope;
+pub mod line;
 pub mod maneuver;
 pub mod motion_test;
 
@@ -70,6 +71,9 @@ pub enum Command {
     /// braking, full throttle per gear, coast-down, braking and driving in turns; seconds to
     /// half a minute) and write the envelope file for lap simulation and the robot (docs/envelope.md).
     Envelope(EnvelopeArgs),
+    /// Find a faster racing line for a car on a track by driving it (the line-finding robot):
+    /// progress on stderr, the line written to a file for `[sim] robot_line`.
+    Line(LineArgs),
     /// Motion platforms: `rigd motion test` checks the rig's wiring and directions.
     Motion {
         /// What to do.
@@ -196,6 +200,33 @@ pub struct EnvelopeArgs {
     /// as it is now (exit 2 with the fix when not).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, conflicts_with = "out")]
     pub check: Option<PathBuf>,
+}
+
+/// Options of `rigd line`.
+#[derive(Debug, clap::Args)]
+pub struct LineArgs {
+    /// Car: a built-in name or a path to a car TOML file.
+    #[arg(long, default_value = "road")]
+    pub car: String,
+    /// Track: a built-in name or a path to a track TOML file (a closed lap).
+    #[arg(long, default_value = "circuit")]
+    pub track: String,
+    /// Wall-clock budget, s: the search stops after the iteration that passes it (or at
+    /// convergence).
+    #[arg(long, default_value_t = 600.0)]
+    pub budget_s: f64,
+    /// Stop after this many iterations instead (with --seed, reproduces a line bit for bit).
+    #[arg(long)]
+    pub iterations: Option<u64>,
+    /// Seed of the search's tweaks.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Threads that drive candidate lines.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Line file to write (default: line-CAR-TRACK.toml in the current directory).
+    #[arg(long, value_hint = ValueHint::FilePath)]
+    pub out: Option<PathBuf>,
 }
 
 /// The motion platform commands.

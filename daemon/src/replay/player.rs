@@ -180,6 +180,8 @@ pub fn world_from_header(h: &Header) -> Result<Simulation, (&'static str, rig_ph
         car: h.car_name.clone(),
         track: h.track_name.clone(),
         robots: h.robots,
+        // The recording does not carry a found line: its robots plan their own.
+        robot_line: None,
     };
     Ok(Simulation::from_data(track, &spec, &sim, h.rate_hz))
 }

@@ -4,6 +4,7 @@
 //! pursuit and speed holding while driving). Planning allocates and costs milliseconds, so a
 //! world plans once per car spec and clones the plan for each further car.
 
+use rig_physics::line_search::drive::Course;
 use rig_physics::robot::Robot;
 use rig_physics::{CarId, CarSpec, Controls, World};
 
@@ -15,6 +16,13 @@ impl RobotDriver {
     /// Plans a robot for cars of `spec` on `world`'s track (set-up time: allocates).
     pub fn plan(world: &World, spec: &CarSpec) -> RobotDriver {
         RobotDriver(Robot::for_car(world.track(), spec))
+    }
+
+    /// A robot for cars of `spec` driving the line through `offsets_m` (a `[sim] robot_line`
+    /// found by `rigd line`, already checked against the car and track), its speeds planned
+    /// for that line.
+    pub fn on_line(world: &World, spec: &CarSpec, offsets_m: &[f64]) -> RobotDriver {
+        RobotDriver(Course::new(world.track().clone(), spec.clone()).robot(offsets_m))
     }
 }
 

@@ -15,6 +15,8 @@ use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 use rig_config::sim::SimConfig;
 use rig_config::FieldProblem;
+use rig_physics::line_search::drive::Course;
+use rig_physics::line_search::file::LineFile;
 use rig_physics::track::Track;
 use rig_physics::{
     CarId, CarSpec, CarTelemetry, DataError, FaultReport, NonFinite, Quantity, StepPhase, World,
@@ -66,7 +68,12 @@ impl Simulation {
     pub fn from_data(track: Track, spec: &CarSpec, sim: &SimConfig, rate_hz: u32) -> Simulation {
         let mut world = World::new(track);
         let player = world.add_car(spec);
-        let player_robot = RobotDriver::plan(&world, spec);
+        // A line that does not fit was refused when the world was built from `[sim]`; a
+        // replay's recorded world falls back to the planned line.
+        let player_robot = match robot_line(sim, world.track(), spec) {
+            Ok(Some(offsets)) => RobotDriver::on_line(&world, spec, &offsets),
+            _ => RobotDriver::plan(&world, spec),
+        };
         let mut robots = Vec::with_capacity(sim.robots as usize);
         for _ in 0..sim.robots {
             let car = world.add_car(spec);
@@ -271,9 +278,50 @@ pub fn resolve(sim: &SimConfig) -> Result<(Track, CarSpec), Vec<FieldProblem>> {
     );
     let car = load_car("sim.car", &sim.car);
     match (track, car) {
-        (Ok(track), Ok(car)) => Ok((track, car)),
+        (Ok(track), Ok(car)) => match robot_line(sim, &track, &car) {
+            Ok(_) => Ok((track, car)),
+            Err(problem) => Err(vec![problem]),
+        },
         (track, car) => Err(track.err().into_iter().chain(car.err()).collect()),
     }
+}
+
+/// The line `[sim] robot_line` names, checked against `track` and `car` (made for them,
+/// every offset finite and inside the edges); None when unset.
+pub fn robot_line(
+    sim: &SimConfig,
+    track: &Track,
+    car: &CarSpec,
+) -> Result<Option<Vec<f64>>, FieldProblem> {
+    let Some(path) = &sim.robot_line else {
+        return Ok(None);
+    };
+    let problem = |message: String| FieldProblem {
+        field: "sim.robot_line".to_string(),
+        message,
+        fix: "find a line for this car and track with `rigd line --car ... --track ... --out \
+              FILE`, or remove robot_line so the robots plan their own"
+            .to_string(),
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| problem(format!("line file `{path}` cannot be read: {e}")))?;
+    let course = Course::new(track.clone(), car.clone());
+    LineFile::parse(&text, path)
+        .and_then(|file| file.check(&course, path))
+        .map(Some)
+        .map_err(|e| problem(e.to_string()))
+}
+
+/// A track by built-in name, or from a track TOML file when `name` is a path; problems are
+/// reported against `field`.
+pub fn load_track(field: &str, name: &str) -> Result<Track, FieldProblem> {
+    load_data(
+        field,
+        name,
+        "track",
+        rig_physics::track::builtin,
+        Track::from_toml,
+    )
 }
 
 /// A car by built-in name, or from a car TOML file when `name` is a path; problems are

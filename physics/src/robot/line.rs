@@ -8,6 +8,10 @@
 //! coarse-to-fine over strides 32 .. 1 so long corners converge in a few hundred sweeps. Every
 //! offset stays inside the racing surface less the car's half width and a safety margin.
 //! Built once at construction (allocates); read-only while driving.
+//!
+//! A line can also be given as offsets ([`from_offsets`]: a line found by
+//! [`crate::line_search`] or read from a line file), and a robot can carry on mid-lap on
+//! another plan ([`continue_with_plan`]: how the line search re-drives a changed stretch).
 
 use crate::track::{Track, TrackHint};
 
@@ -80,19 +84,22 @@ fn at(frame: &Frame, offset: f64) -> [f64; 2] {
     ]
 }
 
-/// The line for a car `half_width_m` wide: relaxed when `optimise`, the centreline otherwise.
-pub fn build(track: &Track, half_width_m: f64, optimise: bool) -> Vec<Station> {
-    let length = track.length_m();
-    let m = ((length / STATION_SPACING_M).round() as usize).max(8);
-    let spacing = length / m as f64;
-    let frames: Vec<Frame> = (0..m)
+/// Number of stations the robot places on `track` (one every [`STATION_SPACING_M`] or so).
+pub fn station_count(track: &Track) -> usize {
+    ((track.length_m() / STATION_SPACING_M).round() as usize).max(8)
+}
+
+/// The cross-section frames of `count` evenly spaced stations, with the offsets that keep a
+/// car `keep_m` from its centre to its side plus margin inside the racing surface.
+fn frames(track: &Track, count: usize, keep_m: f64) -> Vec<Frame> {
+    let spacing = track.length_m() / count as f64;
+    (0..count)
         .map(|j| {
             let section = track.section(j as f64 * spacing);
             let (sin, cos) = section.heading_rad.sin_cos();
-            let keep = half_width_m + EDGE_MARGIN_M;
             let (lo, hi) = (
-                -(section.half_width_right_m - keep),
-                section.half_width_left_m - keep,
+                -(section.half_width_right_m - keep_m),
+                section.half_width_left_m - keep_m,
             );
             let (lo, hi) = if lo <= hi { (lo, hi) } else { (0.0, 0.0) };
             Frame {
@@ -102,12 +109,41 @@ pub fn build(track: &Track, half_width_m: f64, optimise: bool) -> Vec<Station> {
                 hi,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The line for a car `half_width_m` wide: relaxed when `optimise`, the centreline otherwise.
+pub fn build(track: &Track, half_width_m: f64, optimise: bool) -> Vec<Station> {
+    let m = station_count(track);
+    let frames = frames(track, m, half_width_m + EDGE_MARGIN_M);
     let mut offsets = vec![0.0; m];
     if optimise && track.is_closed() {
         relax(&frames, &mut offsets);
     }
+    stations_at(track, &frames, &offsets)
+}
 
+/// The line through `offsets_m` (one per station, evenly spaced over the lap from the start
+/// line; positive left), each clamped so a car `half_width_m` wide keeps its side on the
+/// racing surface. A line found by search or read from a line file becomes the robot's
+/// stations through here.
+pub fn from_offsets(track: &Track, half_width_m: f64, offsets_m: &[f64]) -> Vec<Station> {
+    let m = offsets_m.len().max(1);
+    let frames = frames(track, m, half_width_m);
+    let offsets: Vec<f64> = (0..m)
+        .map(|j| {
+            let offset = offsets_m.get(j).copied().unwrap_or(0.0);
+            let offset = if offset.is_finite() { offset } else { 0.0 };
+            offset.clamp(frames[j].lo, frames[j].hi)
+        })
+        .collect();
+    stations_at(track, &frames, &offsets)
+}
+
+/// The stations of the line through `offsets` across `frames`.
+fn stations_at(track: &Track, frames: &[Frame], offsets: &[f64]) -> Vec<Station> {
+    let m = frames.len();
+    let spacing = track.length_m() / m as f64;
     let point = |j: usize| at(&frames[j % m], offsets[j % m]);
     let mut hint = TrackHint::default();
     let mut stations: Vec<Station> = (0..m)
@@ -185,5 +221,19 @@ fn adjust(frames: &[Frame], offsets: &mut [f64], j: usize, stride: usize) {
     if slope.abs() > 1e-9 {
         let frame = &frames[j];
         offsets[j] = (offsets[j] + (target - current) / slope).clamp(frame.lo, frame.hi);
+    }
+}
+
+/// `driving` carrying on, mid-lap, along the line and speeds `planned` has: the driving state
+/// (track hint, gear logic, clock, learned understeer) is `driving`'s, the plan is
+/// `planned`'s. The line search restores a saved car and robot at a point before a changed
+/// stretch and drives the changed line from there, exactly as if the robot had always had it.
+pub fn continue_with_plan(driving: &super::Robot, planned: super::Robot) -> super::Robot {
+    super::Robot {
+        hint: driving.hint,
+        gears: driving.gears,
+        last_time_s: driving.last_time_s,
+        understeer_rad_per_mps2: driving.understeer_rad_per_mps2,
+        ..planned
     }
 }

@@ -85,6 +85,17 @@ impl Robot {
     /// A robot with explicit limits, planning with `grip` (fraction of the limits, 0..1].
     pub fn new(track: &Track, limits: DriverLimits, grip: f64) -> Robot {
         let stations = line::build(track, limits.half_width_m, true);
+        Robot::with_stations(track, limits, grip, stations)
+    }
+
+    /// A robot driving the line through `stations` (evenly spaced over the lap, e.g. from
+    /// [`line::from_offsets`]), planning its speeds with `grip` exactly as [`Robot::new`] does.
+    pub fn with_stations(
+        track: &Track,
+        limits: DriverLimits,
+        grip: f64,
+        stations: Vec<Station>,
+    ) -> Robot {
         let speeds = speed::profile(&limits, &stations, grip.clamp(0.05, 1.5));
         let length_m = track.length_m();
         Robot {

@@ -5,7 +5,7 @@ use super::Track;
 use crate::data::DataError;
 
 /// Names of the built-in tracks, in the order a user would pick them.
-pub const BUILTIN_NAMES: [&str; 4] = ["circuit", "oval", "skidpad", "gravel"];
+pub const BUILTIN_NAMES: [&str; 5] = ["circuit", "oval", "skidpad", "gravel", "corners"];
 
 /// The document of built-in track `name`, if there is one.
 pub fn builtin_text(name: &str) -> Option<&'static str> {
@@ -14,6 +14,7 @@ pub fn builtin_text(name: &str) -> Option<&'static str> {
         "oval" => Some(include_str!("../../data/tracks/oval.toml")),
         "skidpad" => Some(include_str!("../../data/tracks/skidpad.toml")),
         "gravel" => Some(include_str!("../../data/tracks/gravel.toml")),
+        "corners" => Some(include_str!("../../data/tracks/corners.toml")),
         _ => None,
     }
 }
