@@ -504,6 +504,13 @@ impl Ribbon {
         }
     }
 
+    /// True when `loc` lies between its section's barriers.
+    fn inside_barriers(&self, loc: &Located) -> bool {
+        let p = &self.samples[loc.i].profile;
+        let side = if loc.d >= 0.0 { 0 } else { 1 };
+        loc.d.abs() <= p.barrier_m[side]
+    }
+
     fn plausible(&self, loc: &Located) -> bool {
         let p = &self.samples[loc.i].profile;
         let side = if loc.d >= 0.0 { 0 } else { 1 };
@@ -521,13 +528,20 @@ impl Ribbon {
             .map(|w| self.refine(w, p))
             .filter(|loc| self.plausible(loc));
         let loc = match local {
-            Some(loc) => loc,
-            None => {
+            Some(loc) if self.inside_barriers(&loc) => loc,
+            // Beyond the hinted part's barrier the point may belong to another part of the
+            // track that runs close by (the straights either side of a hairpin): the nearer
+            // centreline wins. Only points past a barrier pay for the scan.
+            local => {
                 let start = self.nearest_sample(p);
                 let walked = self
                     .walk(start, p)
                     .unwrap_or_else(|| self.walked_at(start, p));
-                self.refine(walked, p)
+                let global = self.refine(walked, p);
+                match local {
+                    Some(loc) if loc.d.abs() <= global.d.abs() => loc,
+                    _ => global,
+                }
             }
         };
         hint.segment = loc.i;
