@@ -301,8 +301,27 @@ impl TyreSpec {
     }
 }
 
+/// What an axle's coefficient set decides besides its forces: the friction scales, the
+/// low-speed slip damping (from the set's slip stiffnesses), FZMAX (from its FNOMIN) and the
+/// deflection at which the tyre bottoms on its rim there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AxleTyre {
+    /// The axle's Magic Formula coefficients.
+    pub mf: Mf61,
+    /// The axle's friction scales (the car file's times the set's own).
+    pub grip: GripScale,
+    /// Low-speed damping times (long, lat) at standstill, s.
+    pub low_speed_tau_s: [f64; 2],
+    /// Largest load the Magic Formula is evaluated at (FZMAX), N.
+    pub fz_max_n: f64,
+    /// Radial deflection at which the tyre bottoms on its rim (where its spring carries
+    /// FZMAX), m.
+    pub max_deflection_m: f64,
+}
+
 /// The tyre model of one car, built from its spec: one tyre for the four wheels, except the
-/// coefficient set and friction scales, which may differ between the axles.
+/// coefficient set and what follows from it (friction scales, low-speed damping, FZMAX),
+/// which may differ between the axles.
 #[derive(Debug, Clone)]
 pub struct Tyre {
     /// Magic Formula coefficients of the front axle (of all four wheels unless `rear_mf`).
@@ -311,8 +330,8 @@ pub struct Tyre {
     pub prepared_mf: PreparedMf61,
     /// The rear axle's set, prepared, when it differs from the front's.
     pub rear_mf: Option<PreparedMf61>,
-    /// The front tyre's own friction scales.
-    pub grip: GripScale,
+    /// Per axle (0 front, 1 rear): its set and what follows from it.
+    pub axles: [AxleTyre; 2],
     /// Friction scales per wheel lane (FL FR RL RR): longitudinal, lateral.
     pub lane_grip: [F64x4; 2],
     /// Temperature, pressure and wear model (the same for the four tyres).
@@ -327,18 +346,11 @@ pub struct Tyre {
     pub sigma_m: [f64; 2],
     /// Their reciprocals (long, lat), 1/m (the slip states multiply by them every step).
     pub inv_sigma_per_m: [f64; 2],
-    /// Low-speed damping times (long, lat) at standstill, s.
-    pub low_speed_tau_s: [f64; 2],
     /// Rolling resistance coefficient.
     pub rolling_resistance: f64,
     /// Spin inertia, kg m^2.
     pub spin_inertia: f64,
-    /// Largest load the Magic Formula is evaluated at (FZMAX), N.
-    pub fz_max_n: f64,
-    /// Radial deflection at which the tyre bottoms on its rim (where its spring carries
-    /// FZMAX), m.
-    pub max_deflection_m: f64,
-    /// Rim contact stiffness beyond `max_deflection_m`, N/m.
+    /// Rim contact stiffness beyond an axle's `max_deflection_m`, N/m.
     pub rim_stiffness: f64,
     /// Rim contact damping while compressing, N s/m.
     pub rim_damping: f64,
@@ -346,37 +358,47 @@ pub struct Tyre {
 
 impl Tyre {
     /// Builds the tyre; `static_load_n` (a typical corner load) and `corner_mass_kg` set the
-    /// low-speed damping so the standstill tyre spring is critically damped.
+    /// low-speed damping so the standstill tyre spring is critically damped (each axle with
+    /// its own set's slip stiffnesses).
     pub fn new(spec: &TyreSpec, static_load_n: f64, corner_mass_kg: f64) -> Tyre {
-        let mf = spec.axle_mf(0);
-        let rear = spec.axle_mf(1);
-        let [front_grip, rear_grip] = [spec.axle_grip(0), spec.axle_grip(1)];
         let sigma = [spec.relaxation_length_long_m, spec.relaxation_length_lat_m];
-        let stiffness = [
-            mf.long_slip_stiffness(static_load_n).abs(),
-            mf.cornering_stiffness(static_load_n).abs(),
-        ];
-        // Spring rate at standstill is K / sigma; critical damping c = 2 sqrt(k m) = K tau / sigma.
-        let tau = |i: usize| 2.0 * (corner_mass_kg * sigma[i] / stiffness[i].max(1.0)).sqrt();
-        let fz_max_n = FZ_MAX_NOMINAL_LOADS * mf.fnomin;
+        let axles = [0, 1].map(|axle| {
+            let mf = spec.axle_mf(axle);
+            let stiffness = [
+                mf.long_slip_stiffness(static_load_n).abs(),
+                mf.cornering_stiffness(static_load_n).abs(),
+            ];
+            // Spring rate at standstill is K / sigma; critical damping c = 2 sqrt(k m) =
+            // K tau / sigma.
+            let tau = |i: usize| 2.0 * (corner_mass_kg * sigma[i] / stiffness[i].max(1.0)).sqrt();
+            let fz_max_n = FZ_MAX_NOMINAL_LOADS * mf.fnomin;
+            AxleTyre {
+                mf,
+                grip: spec.axle_grip(axle),
+                low_speed_tau_s: [tau(0), tau(1)],
+                fz_max_n,
+                max_deflection_m: fz_max_n / spec.vertical_stiffness_n_per_m,
+            }
+        });
+        let [front, rear] = axles;
         let rim_stiffness = RIM_STIFFNESS_FACTOR * spec.vertical_stiffness_n_per_m;
         Tyre {
-            mf,
-            prepared_mf: mf.prepare(),
-            rear_mf: (rear != mf).then(|| rear.prepare()),
-            grip: front_grip,
+            mf: front.mf,
+            prepared_mf: front.mf.prepare(),
+            rear_mf: (rear.mf != front.mf).then(|| rear.mf.prepare()),
+            axles,
             lane_grip: [
                 F64x4::from_array([
-                    front_grip.mu_x,
-                    front_grip.mu_x,
-                    rear_grip.mu_x,
-                    rear_grip.mu_x,
+                    front.grip.mu_x,
+                    front.grip.mu_x,
+                    rear.grip.mu_x,
+                    rear.grip.mu_x,
                 ]),
                 F64x4::from_array([
-                    front_grip.mu_y,
-                    front_grip.mu_y,
-                    rear_grip.mu_y,
-                    rear_grip.mu_y,
+                    front.grip.mu_y,
+                    front.grip.mu_y,
+                    rear.grip.mu_y,
+                    rear.grip.mu_y,
                 ]),
             ],
             thermal: ThermalModel::new(&spec.thermal),
@@ -385,23 +407,28 @@ impl Tyre {
             vertical_damping: spec.vertical_damping_ns_per_m,
             sigma_m: sigma,
             inv_sigma_per_m: [1.0 / sigma[0], 1.0 / sigma[1]],
-            low_speed_tau_s: [tau(0), tau(1)],
             rolling_resistance: spec.rolling_resistance,
             spin_inertia: spec.spin_inertia_kgm2,
-            fz_max_n,
-            max_deflection_m: fz_max_n / spec.vertical_stiffness_n_per_m,
             rim_stiffness,
             rim_damping: 2.0 * RIM_DAMPING_RATIO * (rim_stiffness * corner_mass_kg).sqrt(),
         }
     }
 
-    /// Radial load at `deflection_m` (> 0) compressing at `rate_mps`, N (never pulls). Past
-    /// `max_deflection_m` the tyre has bottomed: its spring stays at FZMAX and the stiffer rim
+    /// The prepared coefficient set of axle `axle` (0 front, 1 rear).
+    pub fn axle_prepared_mf(&self, axle: usize) -> &PreparedMf61 {
+        match (&self.rear_mf, axle) {
+            (Some(rear), 1) => rear,
+            _ => &self.prepared_mf,
+        }
+    }
+
+    /// Radial load of a tyre on axle `axle` at `deflection_m` (> 0) compressing at
+    /// `rate_mps`, N (never pulls). Past the axle's `max_deflection_m` the tyre has bottomed: its spring stays at FZMAX and the stiffer rim
     /// contact, damped while compressing only (it dissipates, never adds energy), takes the
     /// rest, so a wheel cannot sink through the ground.
     #[inline]
-    pub fn radial_load(&self, deflection_m: f64, rate_mps: f64) -> f64 {
-        self.radial_load_scaled(deflection_m, rate_mps, 1.0)
+    pub fn radial_load(&self, axle: usize, deflection_m: f64, rate_mps: f64) -> f64 {
+        self.radial_load_scaled(axle, deflection_m, rate_mps, 1.0)
     }
 
     /// [`Tyre::radial_load`] with the tyre's spring scaled by `stiffness_scale` (its
@@ -409,14 +436,15 @@ impl Tyre {
     #[inline]
     pub fn radial_load_scaled(
         &self,
+        axle: usize,
         deflection_m: f64,
         rate_mps: f64,
         stiffness_scale: f64,
     ) -> f64 {
+        let max_deflection_m = self.axles[axle].max_deflection_m;
         let spring = self.vertical_stiffness * stiffness_scale;
-        let tyre =
-            spring * deflection_m.min(self.max_deflection_m) + self.vertical_damping * rate_mps;
-        let bottomed = deflection_m - self.max_deflection_m;
+        let tyre = spring * deflection_m.min(max_deflection_m) + self.vertical_damping * rate_mps;
+        let bottomed = deflection_m - max_deflection_m;
         let rim = if bottomed > 0.0 {
             self.rim_stiffness * bottomed + self.rim_damping * rate_mps.max(0.0)
         } else {
@@ -425,8 +453,8 @@ impl Tyre {
         (tyre + rim).max(0.0)
     }
 
-    /// Forces at the given slips, load (evaluated at no more than FZMAX) and surface grip.
-    /// One operating point in every lane of [`Tyre::forces4`].
+    /// Forces of the front tyre at the given slips, load (evaluated at no more than FZMAX) and
+    /// surface grip. One operating point in every lane of [`Tyre::forces4`].
     pub fn forces(&self, kappa: f64, alpha: f64, fz_n: f64, surface_grip: f64) -> TyreForces {
         let [forces, ..] = self.forces4(
             [kappa; 4],
@@ -441,8 +469,8 @@ impl Tyre {
     /// [`Tyre::forces`] for the four wheels at once (lane i is wheel i: slip ratio, alpha*,
     /// inclination angle (ISO, rad), load, surface grip), evaluated side by side
     /// ([`PreparedMf61::combined4_cambered`]); with a rear set of its own, both sets are
-    /// evaluated over the four lanes and each axle takes its own. A wheel without load gets
-    /// zero forces.
+    /// evaluated over the four lanes and each axle takes its own (each at no more than its
+    /// own FZMAX). A wheel without load gets zero forces.
     pub fn forces4(
         &self,
         kappa: [f64; 4],
@@ -458,7 +486,8 @@ impl Tyre {
             F64x4::from_array(alpha),
             F64x4::from_array(gamma),
         );
-        let fz = F64x4::from_array(fz_n).min(self.fz_max_n);
+        let fz_n = F64x4::from_array(fz_n);
+        let fz = fz_n.min(self.axles[0].fz_max_n);
         let (mu_x, mu_y) = (grip * mu_x, grip * mu_y);
         let front = self
             .prepared_mf
@@ -466,6 +495,7 @@ impl Tyre {
         match &self.rear_mf {
             None => front,
             Some(rear_mf) => {
+                let fz = fz_n.min(self.axles[1].fz_max_n);
                 let rear = rear_mf.combined4_cambered(kappa, alpha, gamma, fz, mu_x, mu_y);
                 [front[0], front[1], rear[2], rear[3]]
             }
@@ -503,12 +533,13 @@ impl SlipState {
         (1.0 - vx_abs / LOW_SPEED_FADE_MPS).max(0.0)
     }
 
-    /// Slips for this step given the contact-patch velocity (`vx` forward, `vy` left, m/s),
+    /// Slips for this step of a tyre on axle `axle` given the contact-patch velocity (`vx` forward, `vy` left, m/s),
     /// the spin rate `omega0` and rolling radius at the start of the step.
     #[inline]
     pub fn predict(
         &self,
         tyre: &Tyre,
+        axle: usize,
         vx: f64,
         vy: f64,
         omega0: f64,
@@ -519,7 +550,7 @@ impl SlipState {
         let fade = Self::fade(vx_abs);
         let [sx, sy] = tyre.sigma_m;
         let [inv_sx, inv_sy] = tyre.inv_sigma_per_m;
-        let [tau_x, tau_y] = tyre.low_speed_tau_s;
+        let [tau_x, tau_y] = tyre.axles[axle].low_speed_tau_s;
         // Reciprocals once (this runs for every wheel every step; divisions are the slow
         // part of it). The damping terms are zero above the fade speed.
         let fade_rate = if fade > 0.0 { fade / dt_s } else { 0.0 };
