@@ -337,3 +337,42 @@ fn a_rear_tyre_of_its_own_gives_the_rear_its_damping_fzmax_and_abs_target() {
     );
     assert!(front_target_error > 0.2, "{front_target_error}");
 }
+
+/// A car whose tyres are `.tir` files, its document with the files embedded
+/// (`embed_property_files`, what a replay records), rebuilds after the files are gone with the
+/// same coefficient sets; a car naming no file comes back as it was, byte for byte.
+#[test]
+fn a_car_with_its_tir_files_embedded_rebuilds_without_them() {
+    use rig_physics::tyre::embed_property_files;
+    let dir = std::env::temp_dir().join(format!("rigd-embedded-tir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rear = BUILTIN_TIR.replace(
+        "PKY1                     = -14.95",
+        "PKY1                     = -17.1925",
+    );
+    std::fs::write(dir.join("front.tir"), BUILTIN_TIR).unwrap();
+    std::fs::write(dir.join("rear.tir"), &rear).unwrap();
+    let text = with_axle_tables("[tyre.rear]\ncoefficients = \"rear.tir\"\n")
+        .replace(SET, "coefficients = \"front.tir\"");
+    assert!(text.contains("coefficients = \"front.tir\""));
+    let path = dir.join("car.toml");
+    let origin = path.to_str().unwrap();
+    let with_files = CarSpec::from_toml(&text, origin).unwrap();
+    let embedded = embed_property_files(&text, origin).unwrap();
+    std::fs::remove_file(dir.join("front.tir")).unwrap();
+    std::fs::remove_file(dir.join("rear.tir")).unwrap();
+    assert!(CarSpec::from_toml(&text, origin).is_err(), "the files are gone");
+    let rebuilt = CarSpec::from_toml(&embedded, origin).unwrap();
+    for axle in 0..2 {
+        assert_eq!(rebuilt.tyre.axle_mf(axle), with_files.tyre.axle_mf(axle));
+        assert_eq!(rebuilt.tyre.axle_grip(axle), with_files.tyre.axle_grip(axle));
+    }
+    assert_ne!(rebuilt.tyre.axle_mf(0), rebuilt.tyre.axle_mf(1));
+    assert_eq!(rebuilt.tyre.unloaded_radius_m, with_files.tyre.unloaded_radius_m);
+    assert_eq!(rebuilt.chassis, with_files.chassis);
+    // Embedding what is embedded changes nothing; a built-in set is left as written.
+    assert_eq!(embed_property_files(&embedded, origin).unwrap(), embedded);
+    let road = road_text();
+    assert_eq!(embed_property_files(&road, "builtin:road").unwrap(), road);
+    let _ = std::fs::remove_dir_all(&dir);
+}

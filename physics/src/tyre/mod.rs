@@ -56,6 +56,10 @@ pub struct TyreSpec {
     /// Built-in MF coefficient set (see [`COEFFICIENT_SETS`]) or the path of a `.tir`
     /// property file (relative to the car file), read by [`TyreSpec::resolve`].
     pub coefficients: String,
+    /// The text of the `.tir` file `coefficients` names, used instead of reading the file
+    /// (what [`embed_property_files`] writes, so a recorded car rebuilds without its files).
+    #[serde(default)]
+    pub tir_text: Option<String>,
     /// Unloaded radius, m.
     pub unloaded_radius_m: f64,
     /// Radial (vertical) stiffness, N/m.
@@ -101,6 +105,9 @@ pub struct TyreSpec {
 pub struct AxleTyreSpec {
     /// Built-in MF coefficient set or the path of a `.tir` file (relative to the car file).
     pub coefficients: String,
+    /// The text of that `.tir` file, used instead of reading it (see [`TyreSpec::tir_text`]).
+    #[serde(default)]
+    pub tir_text: Option<String>,
     /// Longitudinal friction scale (default: `[tyre]`'s `grip_scale_long`).
     pub grip_scale_long: Option<f64>,
     /// Lateral friction scale (default: `[tyre]`'s `grip_scale_lat`).
@@ -143,9 +150,41 @@ fn unknown_set(coefficients: &str, table: &str, text: &str, origin: &str) -> Dat
     )
 }
 
-/// Loads the set `coefficients` of table `table` names (see [`TyreSpec::resolve`]).
+/// Where the `.tir` path `coefficients` of a car document from `origin` points: relative
+/// paths are taken from the car file's directory.
+fn tir_path(coefficients: &str, origin: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(coefficients);
+    match std::path::Path::new(origin).parent() {
+        Some(dir) if !origin.starts_with("builtin:") && path.is_relative() => dir.join(path),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Reads the `.tir` file at `path` that table `table` of the car document names.
+fn read_tir(
+    path: &std::path::Path,
+    table: &str,
+    text: &str,
+    origin: &str,
+) -> Result<String, DataError> {
+    std::fs::read_to_string(path).map_err(|err| {
+        invalid(
+            text,
+            origin,
+            &format!("{table}.coefficients"),
+            format!(
+                "cannot read the tyre property file {}: {err}; check the path (relative to the car file)",
+                path.display()
+            ),
+        )
+    })
+}
+
+/// Loads the set `coefficients` of table `table` names (see [`TyreSpec::resolve`]), from
+/// `embedded` (the table's `tir_text`) when given.
 fn load_set(
     coefficients: &str,
+    embedded: Option<&str>,
     table: &str,
     text: &str,
     origin: &str,
@@ -156,38 +195,76 @@ fn load_set(
         }
         return Ok((PACEJKA_2006_205_60R15, GripScale::UNITY));
     }
-    let path = std::path::Path::new(coefficients);
-    let path = match std::path::Path::new(origin).parent() {
-        Some(dir) if !origin.starts_with("builtin:") && path.is_relative() => dir.join(path),
-        _ => path.to_path_buf(),
+    let path = tir_path(coefficients, origin);
+    if let Some(tir_text) = embedded {
+        let tyre = tir::parse(tir_text, &format!("{} (embedded)", path.display()))?;
+        return Ok((tyre.mf, tyre.grip));
+    }
+    let tir_text = read_tir(&path, table, text, origin)?;
+    let tyre = tir::parse(&tir_text, &path.display().to_string())?;
+    Ok((tyre.mf, tyre.grip))
+}
+
+/// The car document `text` (read from `origin`) with the text of every `.tir` file its
+/// `[tyre]`, `[tyre.front]` and `[tyre.rear]` tables name added to that table as `tir_text`,
+/// so the car can be rebuilt where the files are not (what a replay records). `text` comes
+/// back unchanged when no table names a file; otherwise the document is written out again by
+/// the TOML library (same values, its own layout, comments dropped). A file that cannot be
+/// read is the error [`CarSpec::from_toml`](crate::CarSpec::from_toml) would give.
+pub fn embed_property_files(text: &str, origin: &str) -> Result<String, DataError> {
+    let mut document: toml::Table = crate::data::parse_toml(text, origin)?;
+    let Some(toml::Value::Table(tyre)) = document.get_mut("tyre") else {
+        return Ok(text.to_string());
     };
-    let tir_text = std::fs::read_to_string(&path).map_err(|err| {
+    let mut embedded = false;
+    let mut embed = |table: &mut toml::Table, name: &str| -> Result<(), DataError> {
+        let Some(toml::Value::String(coefficients)) = table.get("coefficients") else {
+            return Ok(());
+        };
+        if !is_tir_path(coefficients) || table.contains_key("tir_text") {
+            return Ok(());
+        }
+        let path = tir_path(coefficients, origin);
+        let tir_text = read_tir(&path, name, text, origin)?;
+        table.insert("tir_text".into(), toml::Value::String(tir_text));
+        embedded = true;
+        Ok(())
+    };
+    embed(tyre, "tyre")?;
+    for axle in ["front", "rear"] {
+        if let Some(toml::Value::Table(table)) = tyre.get_mut(axle) {
+            embed(table, &format!("tyre.{axle}"))?;
+        }
+    }
+    if !embedded {
+        return Ok(text.to_string());
+    }
+    toml::to_string(&document).map_err(|err| {
         invalid(
             text,
             origin,
-            &format!("{table}.coefficients"),
-            format!(
-                "cannot read the tyre property file {}: {err}; check the path (relative to the car file)",
-                path.display()
-            ),
+            "tyre",
+            format!("cannot write the car document with its tyre files embedded: {err}"),
         )
-    })?;
-    let tyre = tir::parse(&tir_text, &path.display().to_string())?;
-    Ok((tyre.mf, tyre.grip))
+    })
 }
 
 impl TyreSpec {
     /// Loads the coefficient sets `coefficients` (and each axle table's) name: a built-in
     /// set, or a `.tir` file whose path is taken relative to the directory of the car file
-    /// `origin` (errors in the file carry its own path and line).
+    /// `origin` (errors in the file carry its own path and line), or the file's text the table
+    /// holds as `tir_text`.
     pub fn resolve(&mut self, text: &str, origin: &str) -> Result<(), DataError> {
-        (self.set, self.set_grip) = load_set(&self.coefficients, "tyre", text, origin)?;
+        let embedded = self.tir_text.as_deref();
+        (self.set, self.set_grip) = load_set(&self.coefficients, embedded, "tyre", text, origin)?;
         for (axle, name) in [
             (&mut self.front, "tyre.front"),
             (&mut self.rear, "tyre.rear"),
         ] {
             if let Some(axle) = axle {
-                (axle.set, axle.set_grip) = load_set(&axle.coefficients, name, text, origin)?;
+                let embedded = axle.tir_text.as_deref();
+                (axle.set, axle.set_grip) =
+                    load_set(&axle.coefficients, embedded, name, text, origin)?;
             }
         }
         Ok(())
