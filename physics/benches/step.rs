@@ -88,7 +88,11 @@ impl Driver {
             })
             .collect();
         let target_mps = (0..n)
-            .map(|i| (0..40).map(|k| limit[(i + k) % n]).fold(f64::INFINITY, f64::min))
+            .map(|i| {
+                (0..40)
+                    .map(|k| limit[(i + k) % n])
+                    .fold(f64::INFINITY, f64::min)
+            })
             .collect();
         Driver { target_mps }
     }
@@ -96,9 +100,8 @@ impl Driver {
     fn controls(&self, w: &World, car: CarId) -> Controls {
         let coord = *w.car(car).track_coord();
         let telemetry = w.car(car).telemetry();
-        let heading_error = (telemetry.roll_pitch_yaw_rad[2] - coord.heading_rad + PI)
-            .rem_euclid(TAU)
-            - PI;
+        let heading_error =
+            (telemetry.roll_pitch_yaw_rad[2] - coord.heading_rad + PI).rem_euclid(TAU) - PI;
         let metre = (coord.distance_m as usize).min(self.target_mps.len() - 1);
         let (target, speed) = (self.target_mps[metre], telemetry.speed_mps);
         Controls {

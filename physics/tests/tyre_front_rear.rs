@@ -361,14 +361,23 @@ fn a_car_with_its_tir_files_embedded_rebuilds_without_them() {
     let embedded = embed_property_files(&text, origin).unwrap();
     std::fs::remove_file(dir.join("front.tir")).unwrap();
     std::fs::remove_file(dir.join("rear.tir")).unwrap();
-    assert!(CarSpec::from_toml(&text, origin).is_err(), "the files are gone");
+    assert!(
+        CarSpec::from_toml(&text, origin).is_err(),
+        "the files are gone"
+    );
     let rebuilt = CarSpec::from_toml(&embedded, origin).unwrap();
     for axle in 0..2 {
         assert_eq!(rebuilt.tyre.axle_mf(axle), with_files.tyre.axle_mf(axle));
-        assert_eq!(rebuilt.tyre.axle_grip(axle), with_files.tyre.axle_grip(axle));
+        assert_eq!(
+            rebuilt.tyre.axle_grip(axle),
+            with_files.tyre.axle_grip(axle)
+        );
     }
     assert_ne!(rebuilt.tyre.axle_mf(0), rebuilt.tyre.axle_mf(1));
-    assert_eq!(rebuilt.tyre.unloaded_radius_m, with_files.tyre.unloaded_radius_m);
+    assert_eq!(
+        rebuilt.tyre.unloaded_radius_m,
+        with_files.tyre.unloaded_radius_m
+    );
     assert_eq!(rebuilt.chassis, with_files.chassis);
     // Embedding what is embedded changes nothing; a built-in set is left as written.
     assert_eq!(embed_property_files(&embedded, origin).unwrap(), embedded);
