@@ -610,15 +610,15 @@ impl SlipState {
         (1.0 - vx_abs / LOW_SPEED_FADE_MPS).max(0.0)
     }
 
-    /// Slips for this step of a tyre on axle `axle` given the contact-patch velocity (`vx` forward, `vy` left, m/s),
-    /// the spin rate `omega0` and rolling radius at the start of the step.
+    /// Slips for this step of a tyre on axle `axle` given the contact-patch velocity
+    /// (`[vx, vy]`: forward, left, m/s), the spin rate `omega0` and rolling radius at the start
+    /// of the step.
     #[inline]
     pub fn predict(
         &self,
         tyre: &Tyre,
         axle: usize,
-        vx: f64,
-        vy: f64,
+        [vx, vy]: [f64; 2],
         omega0: f64,
         radius_m: f64,
         dt_s: f64,

@@ -99,7 +99,7 @@ impl Car {
                 let (relax, stretch) = (effect.relaxation_inverse, effect.slip_stretch_inverse);
                 let omega = st.wheel_omega[i] * relax;
                 let (vx, vy) = (w.vx * relax, w.vy * relax);
-                let mut pred = st.slip[i].predict(&self.tyre, i / 2, vx, vy, omega, w.radius, dt);
+                let mut pred = st.slip[i].predict(&self.tyre, i / 2, [vx, vy], omega, w.radius, dt);
                 pred.dkappa_domega *= relax * stretch;
                 w.slip = pred;
                 w.relaxation_inverse = relax;
