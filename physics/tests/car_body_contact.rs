@@ -205,7 +205,7 @@ fn tyre_formula_sees_at_most_fzmax_and_the_rim_stops_the_wheel() {
     let (world, id) = world_with(&spec, Track::flat());
     let tyre = world.car(id).tyre();
     let fz_max = FZ_MAX_NOMINAL_LOADS * tyre.mf.fnomin;
-    assert_eq!(tyre.fz_max_n, fz_max);
+    assert_eq!(tyre.axles[0].fz_max_n, fz_max);
     // Beyond FZMAX the forces are those at FZMAX; the lateral force keeps its sign (the raw
     // formula's peak mu changes sign near 7.8 FNOMIN).
     let at_max = tyre.forces(0.05, 0.1, fz_max, 1.0);
@@ -216,14 +216,14 @@ fn tyre_formula_sees_at_most_fzmax_and_the_rim_stops_the_wheel() {
     assert!(far_beyond.fy.abs() > nominal.fy.abs());
     // The tyre spring reaches FZMAX where the rim takes over, stiffer; rim damping only acts
     // compressing.
-    let d_max = tyre.max_deflection_m;
-    assert!((tyre.radial_load(d_max, 0.0) - fz_max).abs() < 1e-6);
-    let bottomed = tyre.radial_load(d_max + 0.01, 0.0);
+    let d_max = tyre.axles[0].max_deflection_m;
+    assert!((tyre.radial_load(0, d_max, 0.0) - fz_max).abs() < 1e-6);
+    let bottomed = tyre.radial_load(0, d_max + 0.01, 0.0);
     assert!(bottomed - fz_max >= 0.01 * 4.0 * tyre.vertical_stiffness);
-    let extending = tyre.radial_load(d_max + 0.01, -1.0);
+    let extending = tyre.radial_load(0, d_max + 0.01, -1.0);
     assert!((bottomed - extending - tyre.vertical_damping).abs() < 1e-6);
-    assert!(tyre.radial_load(d_max + 0.01, 1.0) > bottomed + tyre.vertical_damping);
-    assert_eq!(tyre.radial_load(0.02, -1e3), 0.0);
+    assert!(tyre.radial_load(0, d_max + 0.01, 1.0) > bottomed + tyre.vertical_damping);
+    assert_eq!(tyre.radial_load(0, 0.02, -1e3), 0.0);
 }
 
 #[test]
@@ -236,7 +236,7 @@ fn a_car_dropped_on_its_wheels_does_not_push_a_tyre_through_to_the_ground() {
         ..start
     });
     let radius = world.car(id).tyre().radius_m;
-    let d_max = world.car(id).tyre().max_deflection_m;
+    let d_max = world.car(id).tyre().axles[0].max_deflection_m;
     let mut smallest_radius = radius;
     let mut highest_load: f64 = 0.0;
     for _ in 0..3000 {

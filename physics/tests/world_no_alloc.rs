@@ -101,6 +101,7 @@ fn step_never_allocates_with_two_tyre_sets_and_the_tyre_model_on() {
     rear_set.pdy1 *= 1.1;
     spec.tyre.rear = Some(rig_physics::tyre::AxleTyreSpec {
         coefficients: "rear.tir".to_string(),
+        tir_text: None,
         grip_scale_long: None,
         grip_scale_lat: Some(1.05),
         set: rear_set,

@@ -294,16 +294,19 @@ impl RecordStream {
 }
 
 /// The header for recording a session of `config`: this build, the rate, the robots, and the
-/// car and track texts read now (the recorded world is then built from these texts).
+/// car and track texts read now (the recorded world is then built from these texts), the car's
+/// with the text of any `.tir` tyre file it names embedded, so the file replays without them.
 pub fn header_for(config: &Config) -> Result<Header> {
     let sim = &config.sim;
+    let car_text = data_text(&sim.car, "car", rig_physics::builtin::car_text)?;
     Ok(Header {
         rigd_version: super::build_id::VERSION.to_string(),
         build: super::build_id::FINGERPRINT.to_string(),
         rate_hz: config.realtime.rate_hz,
         robots: sim.robots,
         car_name: sim.car.clone(),
-        car_toml: data_text(&sim.car, "car", rig_physics::builtin::car_text)?,
+        car_toml: rig_physics::tyre::embed_property_files(&car_text, &sim.car)
+            .with_context(|| format!("cannot record the car {}", sim.car))?,
         track_name: sim.track.clone(),
         track_toml: data_text(&sim.track, "track", rig_physics::track::builtin_text)?,
     })

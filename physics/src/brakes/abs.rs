@@ -3,7 +3,8 @@
 //! 0..1 that moves smoothly (rate-limited) from step to step.
 //!
 //! Target: the slip ratio where the tyre's pure longitudinal braking force peaks, found once
-//! per load on a table at construction (golden-section search on the MF curve) and scaled by
+//! per load on a table per axle at construction (each axle with its own coefficient set, load
+//! steps and friction scale) (golden-section search on the MF curve) and scaled by
 //! the friction scale of tyre and surface under the wheel (with MF 6.1's lambda_mu the slip
 //! stiffness is unscaled, so the peak slip is proportional to the friction scale). A real
 //! ABS finds the peak by probing; here it is given the model's peak, which is what a
@@ -47,10 +48,12 @@ const TABLE_LEN: usize = 16;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Abs {
     enabled: bool,
-    /// Peak braking slip magnitude at unit friction scale, at loads `i * load_step_n`.
-    peak_slip: [f64; TABLE_LEN],
-    load_step_n: f64,
-    tyre_grip: f64,
+    /// Per axle (0 front, 1 rear): peak braking slip magnitude at unit friction scale, at
+    /// loads `i * load_step_n[axle]`.
+    peak_slip: [[f64; TABLE_LEN]; 2],
+    load_step_n: [f64; 2],
+    /// Per axle: the tyre's longitudinal friction scale.
+    tyre_grip: [f64; 2],
     spin_inertia_kgm2: f64,
     sigma_long_m: f64,
     /// Pedal-torque scale of each wheel, 0..1.
@@ -65,18 +68,19 @@ pub struct Abs {
 impl Abs {
     /// The controller for `tyre`, on (`enabled`) or permanently passing the pedal through.
     pub fn new(enabled: bool, tyre: &Tyre) -> Abs {
-        let load_step_n = TABLE_LOAD_STEP * tyre.mf.fnomin;
-        let mut peak_slip = [0.0; TABLE_LEN];
-        for (i, slip) in peak_slip.iter_mut().enumerate() {
-            // The zero-load entry uses a small load (the MF curve shape is defined there).
-            let load = (i as f64 * load_step_n).max(0.05 * load_step_n);
-            *slip = peak_braking_slip(tyre, load, 1.0);
-        }
+        let load_step_n = tyre.axles.map(|a| TABLE_LOAD_STEP * a.mf.fnomin);
+        let peak_slip = [0, 1].map(|axle| {
+            std::array::from_fn(|i| {
+                // The zero-load entry uses a small load (the MF curve shape is defined there).
+                let load = (i as f64 * load_step_n[axle]).max(0.05 * load_step_n[axle]);
+                peak_braking_slip(tyre, axle, load, 1.0)
+            })
+        });
         Abs {
             enabled,
             peak_slip,
             load_step_n,
-            tyre_grip: tyre.grip.mu_x,
+            tyre_grip: tyre.axles.map(|a| a.grip.mu_x),
             spin_inertia_kgm2: tyre.spin_inertia,
             sigma_long_m: tyre.sigma_m[0],
             factor: [1.0; 4],
@@ -85,12 +89,14 @@ impl Abs {
         }
     }
 
-    /// Target braking slip (magnitude, > 0) at a load and friction scale of tyre x surface.
-    pub fn target_slip(&self, load_n: f64, grip: f64) -> f64 {
-        let x = (load_n / self.load_step_n).clamp(0.0, (TABLE_LEN - 1) as f64);
+    /// Target braking slip (magnitude, > 0) of a tyre on axle `axle` (0 front, 1 rear) at a
+    /// load and friction scale of tyre x surface.
+    pub fn target_slip(&self, axle: usize, load_n: f64, grip: f64) -> f64 {
+        let table = &self.peak_slip[axle];
+        let x = (load_n / self.load_step_n[axle]).clamp(0.0, (TABLE_LEN - 1) as f64);
         let i = (x as usize).min(TABLE_LEN - 2);
         let f = x - i as f64;
-        grip * (self.peak_slip[i] + f * (self.peak_slip[i + 1] - self.peak_slip[i]))
+        grip * (table[i] + f * (table[i + 1] - table[i]))
     }
 
     /// Updates and returns each wheel's pedal-torque factor for this step. `pedal_nm` are
@@ -129,8 +135,8 @@ impl Abs {
         for i in 0..4 {
             let w = &wheels[i];
             let wanted = if active && w.in_contact && pedal_nm[i] > 0.0 && w.radius_m > 0.0 {
-                let grip = self.tyre_grip * Surface::of(w.surface).grip_scale;
-                let target = self.target_slip(w.load_n, grip);
+                let grip = self.tyre_grip[i / 2] * Surface::of(w.surface).grip_scale;
+                let target = self.target_slip(i / 2, w.load_n, grip);
                 let slip = -w.slip_ratio;
                 let r = w.radius_m;
                 let inertia = self.spin_inertia_kgm2;
@@ -155,15 +161,12 @@ impl Abs {
     }
 }
 
-/// Slip magnitude (> 0) where the pure braking force of `tyre` peaks at `load_n` with
-/// friction scale `grip`: golden-section search on the (unimodal) MF curve over 0..1.
-pub fn peak_braking_slip(tyre: &Tyre, load_n: f64, grip: f64) -> f64 {
-    let braking = |slip: f64| {
-        -tyre
-            .prepared_mf
-            .combined(-slip, 0.0, load_n, scale(grip))
-            .fx
-    };
+/// Slip magnitude (> 0) where the pure braking force of `tyre` on axle `axle` (0 front, 1
+/// rear) peaks at `load_n` with friction scale `grip`: golden-section search on the
+/// (unimodal) MF curve over 0..1.
+pub fn peak_braking_slip(tyre: &Tyre, axle: usize, load_n: f64, grip: f64) -> f64 {
+    let mf = tyre.axle_prepared_mf(axle);
+    let braking = |slip: f64| -mf.combined(-slip, 0.0, load_n, scale(grip)).fx;
     let ratio = 0.5 * (5f64.sqrt() - 1.0);
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..60 {
@@ -200,8 +203,8 @@ mod tests {
         let tyre = road_tyre();
         let abs = Abs::new(true, &tyre);
         for load in [1500.0, 3200.0, 5000.0, 7300.0] {
-            let peak = peak_braking_slip(&tyre, load, 1.0);
-            let target = abs.target_slip(load, 1.0);
+            let peak = peak_braking_slip(&tyre, 0, load, 1.0);
+            let target = abs.target_slip(0, load, 1.0);
             // Between table entries the interpolation costs a little slip, never force.
             assert!(
                 (target / peak - 1.0).abs() < 0.01,
@@ -220,8 +223,8 @@ mod tests {
         let tyre = road_tyre();
         let abs = Abs::new(true, &tyre);
         for grip in [0.5, 0.65, 0.9] {
-            let exact = peak_braking_slip(&tyre, 4000.0, grip);
-            let target = abs.target_slip(4000.0, grip);
+            let exact = peak_braking_slip(&tyre, 0, 4000.0, grip);
+            let target = abs.target_slip(0, 4000.0, grip);
             assert!(
                 (target - exact).abs() < 2e-3,
                 "grip {grip}: {target} vs {exact}"

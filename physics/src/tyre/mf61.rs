@@ -154,9 +154,10 @@ pub struct Mf61 {
 /// Pacejka (2006), Table A3.1: 205/60R15 91V at 2.2 bar, ISO signs, MF 5.2 camber equations
 /// (the book's). Combined-slip and aligning-moment coefficients from the same table;
 /// REX1/REX2/REY1/REY2/RHY2 are not listed there and are 0 (the usual default). The camber
-/// coefficients PDY3, PEY4, PKY3 are the project reference's transcription; PHY3, PVY3, PVY4,
-/// RVY3, QBZ4, QDZ3, QDZ4, QDZ8, QDZ9, QEZ5, QHZ3, QHZ4, SSZ3, SSZ4 are from the same table,
-/// entered without a second transcription to check them against (see docs/tyres.md).
+/// coefficients PDY3, PEY4, PKY3 are the project reference's transcription; PVY3, PVY4, RVY3,
+/// QDZ3, QDZ4, QDZ8, QDZ9, QEZ5, QHZ3, QHZ4, SSZ3, SSZ4 agree with two other transcriptions
+/// of the table; PHY3 and QBZ4 do not: the table's camber part is in MF 6.1's form (PKY6,
+/// PKY7, QBZ5), which this set does not use yet (docs/tyres.md has the sources and numbers).
 pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     version: MfVersion::Mf52,
     camber_range_rad: DEFAULT_CAMBER_RANGE_RAD,

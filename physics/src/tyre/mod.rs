@@ -56,6 +56,10 @@ pub struct TyreSpec {
     /// Built-in MF coefficient set (see [`COEFFICIENT_SETS`]) or the path of a `.tir`
     /// property file (relative to the car file), read by [`TyreSpec::resolve`].
     pub coefficients: String,
+    /// The text of the `.tir` file `coefficients` names, used instead of reading the file
+    /// (what [`embed_property_files`] writes, so a recorded car rebuilds without its files).
+    #[serde(default)]
+    pub tir_text: Option<String>,
     /// Unloaded radius, m.
     pub unloaded_radius_m: f64,
     /// Radial (vertical) stiffness, N/m.
@@ -101,6 +105,9 @@ pub struct TyreSpec {
 pub struct AxleTyreSpec {
     /// Built-in MF coefficient set or the path of a `.tir` file (relative to the car file).
     pub coefficients: String,
+    /// The text of that `.tir` file, used instead of reading it (see [`TyreSpec::tir_text`]).
+    #[serde(default)]
+    pub tir_text: Option<String>,
     /// Longitudinal friction scale (default: `[tyre]`'s `grip_scale_long`).
     pub grip_scale_long: Option<f64>,
     /// Lateral friction scale (default: `[tyre]`'s `grip_scale_lat`).
@@ -143,9 +150,41 @@ fn unknown_set(coefficients: &str, table: &str, text: &str, origin: &str) -> Dat
     )
 }
 
-/// Loads the set `coefficients` of table `table` names (see [`TyreSpec::resolve`]).
+/// Where the `.tir` path `coefficients` of a car document from `origin` points: relative
+/// paths are taken from the car file's directory.
+fn tir_path(coefficients: &str, origin: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(coefficients);
+    match std::path::Path::new(origin).parent() {
+        Some(dir) if !origin.starts_with("builtin:") && path.is_relative() => dir.join(path),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Reads the `.tir` file at `path` that table `table` of the car document names.
+fn read_tir(
+    path: &std::path::Path,
+    table: &str,
+    text: &str,
+    origin: &str,
+) -> Result<String, DataError> {
+    std::fs::read_to_string(path).map_err(|err| {
+        invalid(
+            text,
+            origin,
+            &format!("{table}.coefficients"),
+            format!(
+                "cannot read the tyre property file {}: {err}; check the path (relative to the car file)",
+                path.display()
+            ),
+        )
+    })
+}
+
+/// Loads the set `coefficients` of table `table` names (see [`TyreSpec::resolve`]), from
+/// `embedded` (the table's `tir_text`) when given.
 fn load_set(
     coefficients: &str,
+    embedded: Option<&str>,
     table: &str,
     text: &str,
     origin: &str,
@@ -156,38 +195,76 @@ fn load_set(
         }
         return Ok((PACEJKA_2006_205_60R15, GripScale::UNITY));
     }
-    let path = std::path::Path::new(coefficients);
-    let path = match std::path::Path::new(origin).parent() {
-        Some(dir) if !origin.starts_with("builtin:") && path.is_relative() => dir.join(path),
-        _ => path.to_path_buf(),
+    let path = tir_path(coefficients, origin);
+    if let Some(tir_text) = embedded {
+        let tyre = tir::parse(tir_text, &format!("{} (embedded)", path.display()))?;
+        return Ok((tyre.mf, tyre.grip));
+    }
+    let tir_text = read_tir(&path, table, text, origin)?;
+    let tyre = tir::parse(&tir_text, &path.display().to_string())?;
+    Ok((tyre.mf, tyre.grip))
+}
+
+/// The car document `text` (read from `origin`) with the text of every `.tir` file its
+/// `[tyre]`, `[tyre.front]` and `[tyre.rear]` tables name added to that table as `tir_text`,
+/// so the car can be rebuilt where the files are not (what a replay records). `text` comes
+/// back unchanged when no table names a file; otherwise the document is written out again by
+/// the TOML library (same values, its own layout, comments dropped). A file that cannot be
+/// read is the error [`CarSpec::from_toml`](crate::CarSpec::from_toml) would give.
+pub fn embed_property_files(text: &str, origin: &str) -> Result<String, DataError> {
+    let mut document: toml::Table = crate::data::parse_toml(text, origin)?;
+    let Some(toml::Value::Table(tyre)) = document.get_mut("tyre") else {
+        return Ok(text.to_string());
     };
-    let tir_text = std::fs::read_to_string(&path).map_err(|err| {
+    let mut embedded = false;
+    let mut embed = |table: &mut toml::Table, name: &str| -> Result<(), DataError> {
+        let Some(toml::Value::String(coefficients)) = table.get("coefficients") else {
+            return Ok(());
+        };
+        if !is_tir_path(coefficients) || table.contains_key("tir_text") {
+            return Ok(());
+        }
+        let path = tir_path(coefficients, origin);
+        let tir_text = read_tir(&path, name, text, origin)?;
+        table.insert("tir_text".into(), toml::Value::String(tir_text));
+        embedded = true;
+        Ok(())
+    };
+    embed(tyre, "tyre")?;
+    for axle in ["front", "rear"] {
+        if let Some(toml::Value::Table(table)) = tyre.get_mut(axle) {
+            embed(table, &format!("tyre.{axle}"))?;
+        }
+    }
+    if !embedded {
+        return Ok(text.to_string());
+    }
+    toml::to_string(&document).map_err(|err| {
         invalid(
             text,
             origin,
-            &format!("{table}.coefficients"),
-            format!(
-                "cannot read the tyre property file {}: {err}; check the path (relative to the car file)",
-                path.display()
-            ),
+            "tyre",
+            format!("cannot write the car document with its tyre files embedded: {err}"),
         )
-    })?;
-    let tyre = tir::parse(&tir_text, &path.display().to_string())?;
-    Ok((tyre.mf, tyre.grip))
+    })
 }
 
 impl TyreSpec {
     /// Loads the coefficient sets `coefficients` (and each axle table's) name: a built-in
     /// set, or a `.tir` file whose path is taken relative to the directory of the car file
-    /// `origin` (errors in the file carry its own path and line).
+    /// `origin` (errors in the file carry its own path and line), or the file's text the table
+    /// holds as `tir_text`.
     pub fn resolve(&mut self, text: &str, origin: &str) -> Result<(), DataError> {
-        (self.set, self.set_grip) = load_set(&self.coefficients, "tyre", text, origin)?;
+        let embedded = self.tir_text.as_deref();
+        (self.set, self.set_grip) = load_set(&self.coefficients, embedded, "tyre", text, origin)?;
         for (axle, name) in [
             (&mut self.front, "tyre.front"),
             (&mut self.rear, "tyre.rear"),
         ] {
             if let Some(axle) = axle {
-                (axle.set, axle.set_grip) = load_set(&axle.coefficients, name, text, origin)?;
+                let embedded = axle.tir_text.as_deref();
+                (axle.set, axle.set_grip) =
+                    load_set(&axle.coefficients, embedded, name, text, origin)?;
             }
         }
         Ok(())
@@ -301,8 +378,27 @@ impl TyreSpec {
     }
 }
 
+/// What an axle's coefficient set decides besides its forces: the friction scales, the
+/// low-speed slip damping (from the set's slip stiffnesses), FZMAX (from its FNOMIN) and the
+/// deflection at which the tyre bottoms on its rim there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AxleTyre {
+    /// The axle's Magic Formula coefficients.
+    pub mf: Mf61,
+    /// The axle's friction scales (the car file's times the set's own).
+    pub grip: GripScale,
+    /// Low-speed damping times (long, lat) at standstill, s.
+    pub low_speed_tau_s: [f64; 2],
+    /// Largest load the Magic Formula is evaluated at (FZMAX), N.
+    pub fz_max_n: f64,
+    /// Radial deflection at which the tyre bottoms on its rim (where its spring carries
+    /// FZMAX), m.
+    pub max_deflection_m: f64,
+}
+
 /// The tyre model of one car, built from its spec: one tyre for the four wheels, except the
-/// coefficient set and friction scales, which may differ between the axles.
+/// coefficient set and what follows from it (friction scales, low-speed damping, FZMAX),
+/// which may differ between the axles.
 #[derive(Debug, Clone)]
 pub struct Tyre {
     /// Magic Formula coefficients of the front axle (of all four wheels unless `rear_mf`).
@@ -311,8 +407,8 @@ pub struct Tyre {
     pub prepared_mf: PreparedMf61,
     /// The rear axle's set, prepared, when it differs from the front's.
     pub rear_mf: Option<PreparedMf61>,
-    /// The front tyre's own friction scales.
-    pub grip: GripScale,
+    /// Per axle (0 front, 1 rear): its set and what follows from it.
+    pub axles: [AxleTyre; 2],
     /// Friction scales per wheel lane (FL FR RL RR): longitudinal, lateral.
     pub lane_grip: [F64x4; 2],
     /// Temperature, pressure and wear model (the same for the four tyres).
@@ -327,18 +423,11 @@ pub struct Tyre {
     pub sigma_m: [f64; 2],
     /// Their reciprocals (long, lat), 1/m (the slip states multiply by them every step).
     pub inv_sigma_per_m: [f64; 2],
-    /// Low-speed damping times (long, lat) at standstill, s.
-    pub low_speed_tau_s: [f64; 2],
     /// Rolling resistance coefficient.
     pub rolling_resistance: f64,
     /// Spin inertia, kg m^2.
     pub spin_inertia: f64,
-    /// Largest load the Magic Formula is evaluated at (FZMAX), N.
-    pub fz_max_n: f64,
-    /// Radial deflection at which the tyre bottoms on its rim (where its spring carries
-    /// FZMAX), m.
-    pub max_deflection_m: f64,
-    /// Rim contact stiffness beyond `max_deflection_m`, N/m.
+    /// Rim contact stiffness beyond an axle's `max_deflection_m`, N/m.
     pub rim_stiffness: f64,
     /// Rim contact damping while compressing, N s/m.
     pub rim_damping: f64,
@@ -346,37 +435,47 @@ pub struct Tyre {
 
 impl Tyre {
     /// Builds the tyre; `static_load_n` (a typical corner load) and `corner_mass_kg` set the
-    /// low-speed damping so the standstill tyre spring is critically damped.
+    /// low-speed damping so the standstill tyre spring is critically damped (each axle with
+    /// its own set's slip stiffnesses).
     pub fn new(spec: &TyreSpec, static_load_n: f64, corner_mass_kg: f64) -> Tyre {
-        let mf = spec.axle_mf(0);
-        let rear = spec.axle_mf(1);
-        let [front_grip, rear_grip] = [spec.axle_grip(0), spec.axle_grip(1)];
         let sigma = [spec.relaxation_length_long_m, spec.relaxation_length_lat_m];
-        let stiffness = [
-            mf.long_slip_stiffness(static_load_n).abs(),
-            mf.cornering_stiffness(static_load_n).abs(),
-        ];
-        // Spring rate at standstill is K / sigma; critical damping c = 2 sqrt(k m) = K tau / sigma.
-        let tau = |i: usize| 2.0 * (corner_mass_kg * sigma[i] / stiffness[i].max(1.0)).sqrt();
-        let fz_max_n = FZ_MAX_NOMINAL_LOADS * mf.fnomin;
+        let axles = [0, 1].map(|axle| {
+            let mf = spec.axle_mf(axle);
+            let stiffness = [
+                mf.long_slip_stiffness(static_load_n).abs(),
+                mf.cornering_stiffness(static_load_n).abs(),
+            ];
+            // Spring rate at standstill is K / sigma; critical damping c = 2 sqrt(k m) =
+            // K tau / sigma.
+            let tau = |i: usize| 2.0 * (corner_mass_kg * sigma[i] / stiffness[i].max(1.0)).sqrt();
+            let fz_max_n = FZ_MAX_NOMINAL_LOADS * mf.fnomin;
+            AxleTyre {
+                mf,
+                grip: spec.axle_grip(axle),
+                low_speed_tau_s: [tau(0), tau(1)],
+                fz_max_n,
+                max_deflection_m: fz_max_n / spec.vertical_stiffness_n_per_m,
+            }
+        });
+        let [front, rear] = axles;
         let rim_stiffness = RIM_STIFFNESS_FACTOR * spec.vertical_stiffness_n_per_m;
         Tyre {
-            mf,
-            prepared_mf: mf.prepare(),
-            rear_mf: (rear != mf).then(|| rear.prepare()),
-            grip: front_grip,
+            mf: front.mf,
+            prepared_mf: front.mf.prepare(),
+            rear_mf: (rear.mf != front.mf).then(|| rear.mf.prepare()),
+            axles,
             lane_grip: [
                 F64x4::from_array([
-                    front_grip.mu_x,
-                    front_grip.mu_x,
-                    rear_grip.mu_x,
-                    rear_grip.mu_x,
+                    front.grip.mu_x,
+                    front.grip.mu_x,
+                    rear.grip.mu_x,
+                    rear.grip.mu_x,
                 ]),
                 F64x4::from_array([
-                    front_grip.mu_y,
-                    front_grip.mu_y,
-                    rear_grip.mu_y,
-                    rear_grip.mu_y,
+                    front.grip.mu_y,
+                    front.grip.mu_y,
+                    rear.grip.mu_y,
+                    rear.grip.mu_y,
                 ]),
             ],
             thermal: ThermalModel::new(&spec.thermal),
@@ -385,23 +484,28 @@ impl Tyre {
             vertical_damping: spec.vertical_damping_ns_per_m,
             sigma_m: sigma,
             inv_sigma_per_m: [1.0 / sigma[0], 1.0 / sigma[1]],
-            low_speed_tau_s: [tau(0), tau(1)],
             rolling_resistance: spec.rolling_resistance,
             spin_inertia: spec.spin_inertia_kgm2,
-            fz_max_n,
-            max_deflection_m: fz_max_n / spec.vertical_stiffness_n_per_m,
             rim_stiffness,
             rim_damping: 2.0 * RIM_DAMPING_RATIO * (rim_stiffness * corner_mass_kg).sqrt(),
         }
     }
 
-    /// Radial load at `deflection_m` (> 0) compressing at `rate_mps`, N (never pulls). Past
-    /// `max_deflection_m` the tyre has bottomed: its spring stays at FZMAX and the stiffer rim
+    /// The prepared coefficient set of axle `axle` (0 front, 1 rear).
+    pub fn axle_prepared_mf(&self, axle: usize) -> &PreparedMf61 {
+        match (&self.rear_mf, axle) {
+            (Some(rear), 1) => rear,
+            _ => &self.prepared_mf,
+        }
+    }
+
+    /// Radial load of a tyre on axle `axle` at `deflection_m` (> 0) compressing at
+    /// `rate_mps`, N (never pulls). Past the axle's `max_deflection_m` the tyre has bottomed: its spring stays at FZMAX and the stiffer rim
     /// contact, damped while compressing only (it dissipates, never adds energy), takes the
     /// rest, so a wheel cannot sink through the ground.
     #[inline]
-    pub fn radial_load(&self, deflection_m: f64, rate_mps: f64) -> f64 {
-        self.radial_load_scaled(deflection_m, rate_mps, 1.0)
+    pub fn radial_load(&self, axle: usize, deflection_m: f64, rate_mps: f64) -> f64 {
+        self.radial_load_scaled(axle, deflection_m, rate_mps, 1.0)
     }
 
     /// [`Tyre::radial_load`] with the tyre's spring scaled by `stiffness_scale` (its
@@ -409,14 +513,15 @@ impl Tyre {
     #[inline]
     pub fn radial_load_scaled(
         &self,
+        axle: usize,
         deflection_m: f64,
         rate_mps: f64,
         stiffness_scale: f64,
     ) -> f64 {
+        let max_deflection_m = self.axles[axle].max_deflection_m;
         let spring = self.vertical_stiffness * stiffness_scale;
-        let tyre =
-            spring * deflection_m.min(self.max_deflection_m) + self.vertical_damping * rate_mps;
-        let bottomed = deflection_m - self.max_deflection_m;
+        let tyre = spring * deflection_m.min(max_deflection_m) + self.vertical_damping * rate_mps;
+        let bottomed = deflection_m - max_deflection_m;
         let rim = if bottomed > 0.0 {
             self.rim_stiffness * bottomed + self.rim_damping * rate_mps.max(0.0)
         } else {
@@ -425,8 +530,8 @@ impl Tyre {
         (tyre + rim).max(0.0)
     }
 
-    /// Forces at the given slips, load (evaluated at no more than FZMAX) and surface grip.
-    /// One operating point in every lane of [`Tyre::forces4`].
+    /// Forces of the front tyre at the given slips, load (evaluated at no more than FZMAX) and
+    /// surface grip. One operating point in every lane of [`Tyre::forces4`].
     pub fn forces(&self, kappa: f64, alpha: f64, fz_n: f64, surface_grip: f64) -> TyreForces {
         let [forces, ..] = self.forces4(
             [kappa; 4],
@@ -441,8 +546,8 @@ impl Tyre {
     /// [`Tyre::forces`] for the four wheels at once (lane i is wheel i: slip ratio, alpha*,
     /// inclination angle (ISO, rad), load, surface grip), evaluated side by side
     /// ([`PreparedMf61::combined4_cambered`]); with a rear set of its own, both sets are
-    /// evaluated over the four lanes and each axle takes its own. A wheel without load gets
-    /// zero forces.
+    /// evaluated over the four lanes and each axle takes its own (each at no more than its
+    /// own FZMAX). A wheel without load gets zero forces.
     pub fn forces4(
         &self,
         kappa: [f64; 4],
@@ -458,7 +563,8 @@ impl Tyre {
             F64x4::from_array(alpha),
             F64x4::from_array(gamma),
         );
-        let fz = F64x4::from_array(fz_n).min(self.fz_max_n);
+        let fz_n = F64x4::from_array(fz_n);
+        let fz = fz_n.min(self.axles[0].fz_max_n);
         let (mu_x, mu_y) = (grip * mu_x, grip * mu_y);
         let front = self
             .prepared_mf
@@ -466,6 +572,7 @@ impl Tyre {
         match &self.rear_mf {
             None => front,
             Some(rear_mf) => {
+                let fz = fz_n.min(self.axles[1].fz_max_n);
                 let rear = rear_mf.combined4_cambered(kappa, alpha, gamma, fz, mu_x, mu_y);
                 [front[0], front[1], rear[2], rear[3]]
             }
@@ -503,14 +610,15 @@ impl SlipState {
         (1.0 - vx_abs / LOW_SPEED_FADE_MPS).max(0.0)
     }
 
-    /// Slips for this step given the contact-patch velocity (`vx` forward, `vy` left, m/s),
-    /// the spin rate `omega0` and rolling radius at the start of the step.
+    /// Slips for this step of a tyre on axle `axle` given the contact-patch velocity
+    /// (`[vx, vy]`: forward, left, m/s), the spin rate `omega0` and rolling radius at the start
+    /// of the step.
     #[inline]
     pub fn predict(
         &self,
         tyre: &Tyre,
-        vx: f64,
-        vy: f64,
+        axle: usize,
+        [vx, vy]: [f64; 2],
         omega0: f64,
         radius_m: f64,
         dt_s: f64,
@@ -519,7 +627,7 @@ impl SlipState {
         let fade = Self::fade(vx_abs);
         let [sx, sy] = tyre.sigma_m;
         let [inv_sx, inv_sy] = tyre.inv_sigma_per_m;
-        let [tau_x, tau_y] = tyre.low_speed_tau_s;
+        let [tau_x, tau_y] = tyre.axles[axle].low_speed_tau_s;
         // Reciprocals once (this runs for every wheel every step; divisions are the slow
         // part of it). The damping terms are zero above the fade speed.
         let fade_rate = if fade > 0.0 { fade / dt_s } else { 0.0 };

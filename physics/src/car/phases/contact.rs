@@ -79,7 +79,9 @@ impl Car {
             if deflection > 0.0 {
                 let rate = -v_wc.dot(n);
                 let stiffness = st.tyres[i].stiffness_scale;
-                w.load = self.tyre.radial_load_scaled(deflection, rate, stiffness);
+                w.load = self
+                    .tyre
+                    .radial_load_scaled(i / 2, deflection, rate, stiffness);
             }
             inputs.surface_grip[i] = ground.surface.grip_scale;
             inputs.rolling_coefficient[i] =
@@ -96,8 +98,8 @@ impl Car {
                 let effect = SurfaceEffect::of(&ground.surface, w.vx.abs(), pressure);
                 let (relax, stretch) = (effect.relaxation_inverse, effect.slip_stretch_inverse);
                 let omega = st.wheel_omega[i] * relax;
-                let mut pred =
-                    st.slip[i].predict(&self.tyre, w.vx * relax, w.vy * relax, omega, w.radius, dt);
+                let (vx, vy) = (w.vx * relax, w.vy * relax);
+                let mut pred = st.slip[i].predict(&self.tyre, i / 2, [vx, vy], omega, w.radius, dt);
                 pred.dkappa_domega *= relax * stretch;
                 w.slip = pred;
                 w.relaxation_inverse = relax;
