@@ -10,6 +10,8 @@
 //! come out between about 1.5 and 2.5). Lookups interpolate linearly in speed and hold the end
 //! values outside the measured range. Plain data: lookups never allocate.
 
+pub mod estimate;
+
 /// Where an envelope's numbers come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EnvelopeSource {
