@@ -93,6 +93,7 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
             crate::devices::print_with_backend(&devices, backend, &mut std::io::stdout())?;
         }
         Command::Maneuver(args) => super::maneuver::run(&args)?,
+        Command::Lapsim(args) => super::lapsim::run(&args)?,
         Command::Motion {
             which:
                 MotionCommand::Test {

@@ -12,6 +12,7 @@ pub mod calibrate_config;
 pub mod check;
 pub mod devices_watch;
 pub mod dispatch;
+pub mod lapsim;
 pub mod maneuver;
 pub mod motion_test;
 
@@ -64,6 +65,10 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Run a scripted driving maneuver on the physics alone and print its trace as CSV.
     Maneuver(ManeuverArgs),
+    /// Quasi-steady-state lap-time simulation: the car's g-g-v envelope along the robot's line
+    /// on a track; prints lap and sector times, where time is lost against a second car, and
+    /// writes the speed trace as CSV.
+    Lapsim(LapsimArgs),
     /// Motion platforms: `rigd motion test` checks the rig's wiring and directions.
     Motion {
         /// What to do.
@@ -136,6 +141,29 @@ pub struct ReplayArgs {
     /// Never draw the dashboard, even on a terminal.
     #[arg(long)]
     pub no_display: bool,
+}
+
+/// Options of `rigd lapsim`.
+#[derive(Debug, clap::Args)]
+pub struct LapsimArgs {
+    /// Car: a built-in name or a path to a car TOML file.
+    #[arg(long, default_value = "road")]
+    pub car: String,
+    /// Track: a built-in name or a path to a track TOML file.
+    #[arg(long, default_value = "circuit")]
+    pub track: String,
+    /// A second car (setup) to compare with: where it gains or loses time against --car.
+    #[arg(long)]
+    pub compare_car: Option<String>,
+    /// Fraction of the envelope's lateral and braking limits to use, (0, 1].
+    #[arg(long, default_value_t = 1.0)]
+    pub margin: f64,
+    /// Write the speed trace (distance, speed, time, per run) as CSV to this file.
+    #[arg(long, value_hint = ValueHint::FilePath)]
+    pub csv: Option<PathBuf>,
+    /// Run the simulation this many times and print the time per lap (a benchmark).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
 }
 
 /// Options of `rigd maneuver`.

@@ -276,6 +276,18 @@ pub fn resolve(sim: &SimConfig) -> Result<(Track, CarSpec), Vec<FieldProblem>> {
     }
 }
 
+/// A track by built-in name, or from a track TOML file when `name` is a path; problems are
+/// reported against `field`.
+pub fn load_track(field: &str, name: &str) -> Result<Track, FieldProblem> {
+    load_data(
+        field,
+        name,
+        "track",
+        rig_physics::track::builtin,
+        Track::from_toml,
+    )
+}
+
 /// A car by built-in name, or from a car TOML file when `name` is a path; problems are
 /// reported against `field`.
 pub fn load_car(field: &str, name: &str) -> Result<CarSpec, FieldProblem> {
