@@ -1,6 +1,6 @@
 //! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
 //! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
-//! in [`check`], [`maneuver`], [`bench`], [`devices_watch`], [`motion_test`] and [`calibrate`]
+//! in [`check`], [`maneuver`], [`lapsim`], [`bench`], [`devices_watch`], [`motion_test`] and [`calibrate`]
 //! (which writes through [`calibrate_config`])) and the one place errors become exit codes: 0 ok, 2 for
 //! anything the user must fix before rigd can act (a bad configuration, an unusable
 //! recording, a [`BadInvocation`]; clap's own usage errors exit 2 as well), 1 anything else.
