@@ -105,3 +105,52 @@ fn help_lists_every_subcommand() {
         assert!(out.contains(sub), "{sub} missing:\n{out}");
     }
 }
+
+/// `rigd lapsim` prints the lap and sector times and a comparison, writes the speed trace,
+/// and refuses an unknown track or car and a margin outside (0, 1] with exit 2 and the fix.
+#[test]
+fn lapsim_prints_lap_sectors_and_a_comparison_and_refuses_bad_input() {
+    let csv = std::env::temp_dir().join(format!("rigd-lapsim-{}.csv", std::process::id()));
+    let (code, out, err) = rigd(&[
+        "lapsim",
+        "--car",
+        "road",
+        "--track",
+        "circuit",
+        "--compare-car",
+        "race",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let lap = |name: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}: lap ")))
+            .unwrap_or_else(|| panic!("no {name} lap in:\n{out}"));
+        line.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    // The road car's lap on the estimated envelope (docs/lapsim.md), the race car well ahead.
+    assert!((lap("road") - 97.4).abs() < 1.0, "{out}");
+    assert!(lap("race") < lap("road") - 20.0, "{out}");
+    assert!(out.contains("race against road: lap -"), "{out}");
+    let trace = std::fs::read_to_string(&csv).unwrap();
+    std::fs::remove_file(&csv).ok();
+    assert!(trace.starts_with("distance_m,road_speed_mps,road_time_s,race_speed_mps"));
+    assert!(trace.lines().count() > 800, "one row per point of the line");
+    for (args, needle) in [
+        (
+            vec!["lapsim", "--track", "moon"],
+            "--track: no built-in track",
+        ),
+        (vec!["lapsim", "--car", "nope"], "--car: no built-in car"),
+        (
+            vec!["lapsim", "--margin", "1.5"],
+            "--margin 1.5 is outside (0, 1] (fix:",
+        ),
+    ] {
+        let (code, _, err) = rigd(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}

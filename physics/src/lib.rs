@@ -24,6 +24,7 @@ pub mod drivetrain;
 pub mod envelope;
 pub mod identity;
 pub mod lap;
+pub mod lapsim;
 pub mod line_search;
 pub mod maneuver;
 pub mod math;

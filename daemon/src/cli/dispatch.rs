@@ -95,6 +95,7 @@ pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
         Command::Maneuver(args) => super::maneuver::run(&args)?,
         Command::Envelope(args) => super::envelope::run(&args)?,
         Command::Line(args) => super::line::run(&args)?,
+        Command::Lapsim(args) => super::lapsim::run(&args)?,
         Command::Motion {
             which:
                 MotionCommand::Test {

@@ -1,10 +1,10 @@
 //! The `rigd` command line (clap derive; doc comments are the help text), its subcommands
 //! ([`dispatch`] runs the parsed one: `run` through [`crate::runtime::service`], the others
-//! in [`check`], [`maneuver`], [`envelope`], [`line`], [`bench`], [`devices_watch`],
+//! in [`check`], [`maneuver`], [`envelope`], [`lapsim`], [`line`], [`bench`], [`devices_watch`],
 //! [`motion_test`] and [`calibrate`] (which writes through [`calibrate_config`])) and the one
-//! place errors become exit codes: 0 ok, 2 for anything the user must fix before rigd can act (a bad configuration, an unusable
-//! recording, an unusable envelope file or car to measure, a [`BadInvocation`]; clap's own
-//! usage errors exit 2 as well), 1 anything else.
+//! place errors become exit codes: 0 ok, 2 for anything the user must fix before rigd can act
+//! (a bad configuration, an unusable recording, an unusable envelope file or car to measure,
+//! a [`BadInvocation`]; clap's own usage errors exit 2 as well), 1 anything else.
 //! The outermost layer: nothing else in the crate imports it.
 
 pub mod bench;
@@ -14,6 +14,7 @@ pub mod check;
 pub mod devices_watch;
 pub mod dispatch;
 pub mod envelope;
+pub mod lapsim;
 pub mod line;
 pub mod maneuver;
 pub mod motion_test;
@@ -74,6 +75,10 @@ pub enum Command {
     /// Find a faster racing line for a car on a track by driving it (the line-finding robot):
     /// progress on stderr, the line written to a file for `[sim] robot_line`.
     Line(LineArgs),
+    /// Quasi-steady-state lap-time simulation: the car's g-g-v envelope along the robot's line
+    /// on a track; prints lap and sector times, where time is lost against a second car, and
+    /// writes the speed trace as CSV.
+    Lapsim(LapsimArgs),
     /// Motion platforms: `rigd motion test` checks the rig's wiring and directions.
     Motion {
         /// What to do.
@@ -146,6 +151,29 @@ pub struct ReplayArgs {
     /// Never draw the dashboard, even on a terminal.
     #[arg(long)]
     pub no_display: bool,
+}
+
+/// Options of `rigd lapsim`.
+#[derive(Debug, clap::Args)]
+pub struct LapsimArgs {
+    /// Car: a built-in name or a path to a car TOML file.
+    #[arg(long, default_value = "road")]
+    pub car: String,
+    /// Track: a built-in name or a path to a track TOML file.
+    #[arg(long, default_value = "circuit")]
+    pub track: String,
+    /// A second car (setup) to compare with: where it gains or loses time against --car.
+    #[arg(long)]
+    pub compare_car: Option<String>,
+    /// Fraction of the envelope's lateral and braking limits to use, (0, 1].
+    #[arg(long, default_value_t = 1.0)]
+    pub margin: f64,
+    /// Write the speed trace (distance, speed, time, per run) as CSV to this file.
+    #[arg(long, value_hint = ValueHint::FilePath)]
+    pub csv: Option<PathBuf>,
+    /// Run the simulation this many times and print the time per lap (a benchmark).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
 }
 
 /// Options of `rigd maneuver`.

@@ -16,6 +16,8 @@
 pub mod file;
 pub mod measure;
 
+pub mod estimate;
+
 /// Where an envelope's numbers come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EnvelopeSource {

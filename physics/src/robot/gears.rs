@@ -1,21 +1,32 @@
-//! Gear shifting and clutch work for a robot: when to change gear (from engine speed and the
-//! gear ratios), the clutch-press / request / release sequence a manual box needs, launch and
+//! Gear shifting and clutch work for a robot: when to change gear (at the power-optimal upshift
+//! speeds of its envelope when it has them, else from engine speed and the gear ratios), the clutch-press / request / release sequence a manual box needs, launch and
 //! anti-stall clutch slip, and the starter. Plain state, no allocation.
 
 use super::limits::DriverLimits;
 use crate::controls::GearRequest;
 use crate::telemetry::CarTelemetry;
 
-/// Upshift above this fraction of the rev limit.
+/// Upshift above this fraction of the rev limit (without power-optimal upshift speeds).
 const UPSHIFT_FRACTION: f64 = 0.94;
-/// Downshift when the lower gear would run below this fraction of the rev limit.
+/// Upshift at this fraction of the rev limit whatever the upshift speeds say.
+const UPSHIFT_CEILING_FRACTION: f64 = 0.98;
+/// Downshift when the lower gear would run below this fraction of the rev limit (without
+/// power-optimal upshift speeds).
 const DOWNSHIFT_FRACTION: f64 = 0.78;
+/// With power-optimal upshift speeds: downshift below this share of the lower gear's upshift
+/// speed (no hunting between two gears).
+const DOWNSHIFT_HYSTERESIS: f64 = 0.97;
+/// ... and only when the lower gear runs below this fraction of the rev limit.
+const DOWNSHIFT_CEILING_FRACTION: f64 = 0.9;
 /// Clutch fully pressed before the request, s.
 const PRESS_S: f64 = 0.05;
 /// Clutch release ramp after the gear is in, s.
 const RELEASE_S: f64 = 0.15;
 /// A shift that has not happened after this long is abandoned (refused), s.
 const GIVE_UP_S: f64 = 1.0;
+/// Time a clutch shift adds to the gearbox's own shift time: the press, and half the release
+/// ramp (the drive comes back along it), s.
+pub const CLUTCH_WORK_S: f64 = PRESS_S + 0.5 * RELEASE_S;
 /// Pause between shifts, s.
 const COOLDOWN_S: f64 = 0.4;
 /// Launch slip control holds the engine near idle + this fraction of the usable rev range.
@@ -78,11 +89,34 @@ impl Gears {
         }
         let g = gear as usize;
         let in_gear = limits.rpm_in_gear(g, speed_mps).max(rpm);
-        if g < limits.forward_gears && in_gear > UPSHIFT_FRACTION * rev {
+        // The power-optimal speed as the engine speed it means in this gear (the engine's own
+        // speed, so tyre deflection and slip do not delay the shift).
+        let upshift_due = match limits.upshift_speeds_mps.get(g - 1) {
+            Some(&optimal) if optimal > 0.0 => {
+                let optimal_rpm = limits
+                    .rpm_in_gear(g, optimal)
+                    .min(UPSHIFT_CEILING_FRACTION * rev);
+                in_gear >= optimal_rpm
+            }
+            _ => in_gear > UPSHIFT_FRACTION * rev,
+        };
+        if g < limits.forward_gears && upshift_due {
             return gear + 1;
         }
-        if g > 1 && limits.rpm_in_gear(g - 1, speed_mps) < DOWNSHIFT_FRACTION * rev {
-            return gear - 1;
+        if g > 1 {
+            let lower_rpm = limits.rpm_in_gear(g - 1, speed_mps);
+            // With power-optimal speeds: down as soon as the lower gear gives more force and
+            // does not over-rev (while braking, ready for the exit); else by engine speed.
+            let downshift_due = match limits.upshift_speeds_mps.get(g - 2) {
+                Some(&optimal) if optimal > 0.0 => {
+                    speed_mps < DOWNSHIFT_HYSTERESIS * optimal
+                        && lower_rpm < DOWNSHIFT_CEILING_FRACTION * rev
+                }
+                _ => lower_rpm < DOWNSHIFT_FRACTION * rev,
+            };
+            if downshift_due {
+                return gear - 1;
+            }
         }
         gear
     }

@@ -1,7 +1,9 @@
-//! What a robot driver knows about its car: grip, geometry, steering range, aero and gearing,
-//! taken from the car document once at construction (never during `drive`).
+//! What a robot driver knows about its car: grip, geometry, steering range, aero, gearing and
+//! brakes, taken from the car document once at construction (never during `drive`), and the
+//! grip-only envelope those limits give a robot built without the car's own [`Envelope`].
 
-use crate::spec::CarSpec;
+use crate::envelope::{Envelope, EnvelopePoint, EnvelopeSource, Provenance};
+use crate::spec::{CarSpec, GRAVITY_MPS2};
 
 /// Air density used for the aero estimate, kg/m^3.
 const AIR_DENSITY_KG_PER_M3: f64 = 1.225;
@@ -40,7 +42,7 @@ pub struct DriverLimits {
     pub max_steer_rad: f64,
     /// Half the body width, m.
     pub half_width_m: f64,
-    /// Rolling radius of the tyres, m.
+    /// Rolling radius of the tyres at the static load, m.
     pub wheel_radius_m: f64,
     /// Forward gear ratios times the final drive (engine turns per wheel turn); 0 past the
     /// last gear. All zero for a car without a gearbox model.
@@ -59,7 +61,16 @@ pub struct DriverLimits {
     pub auto_clutch: bool,
     /// Speed the robot never plans above, m/s.
     pub top_speed_mps: f64,
+    /// Deceleration per unit of brake pedal below the tyres' limit (full brake torque over
+    /// wheel radius and mass), m/s^2.
+    pub brake_decel_per_pedal_mps2: f64,
+    /// Road speed at which to leave forward gear `i + 1` for the next, m/s (0: near the rev
+    /// limit, see [`super::gears`]).
+    pub upshift_speeds_mps: [f64; MAX_GEARS],
 }
+
+/// Speed step of the grip-only envelope, m/s.
+const GRIP_ENVELOPE_STEP_MPS: f64 = 5.0;
 
 impl DriverLimits {
     /// Reads the limits of a validated car document.
@@ -88,7 +99,7 @@ impl DriverLimits {
             wheelbase_m: car.chassis.wheelbase_m,
             max_steer_rad: (car.steering.rim_lock_deg / car.steering.ratio).to_radians(),
             half_width_m: 0.5 * car.chassis.body_width_m,
-            wheel_radius_m: car.tyre.unloaded_radius_m,
+            wheel_radius_m: crate::envelope::estimate::rolling_radius_m(car),
             overall_ratios,
             forward_gears: gearbox.forward_ratios.len().min(MAX_GEARS),
             rev_limit_rpm: car.drivetrain.engine.rev_limit_rpm,
@@ -97,6 +108,57 @@ impl DriverLimits {
             sequential: gearbox.mode == crate::drivetrain::spec::ShiftMode::Sequential,
             auto_clutch: car.drivetrain.clutch.auto_engage_rpm.is_some(),
             top_speed_mps: 90.0,
+            brake_decel_per_pedal_mps2: car.brakes.max_torque_nm
+                / (car.tyre.unloaded_radius_m * car.chassis.mass_kg),
+            upshift_speeds_mps: [0.0; MAX_GEARS],
+        }
+    }
+
+    /// These limits with the power-optimal upshift speeds of `envelope`.
+    pub fn with_upshifts_of(mut self, envelope: &Envelope) -> DriverLimits {
+        self.upshift_speeds_mps = [0.0; MAX_GEARS];
+        for (slot, speed) in self
+            .upshift_speeds_mps
+            .iter_mut()
+            .zip(&envelope.upshift_speeds_mps)
+        {
+            *slot = *speed;
+        }
+        self
+    }
+
+    /// The envelope these limits describe by grip alone: `mu_lat` and `mu_long` on the weight
+    /// plus downforce, traction on the driven wheels' share, no engine, no drag, no shifts.
+    /// What [`crate::robot::Robot::new`] plans with.
+    pub fn envelope(&self) -> Envelope {
+        let count = (self.top_speed_mps / GRIP_ENVELOPE_STEP_MPS).ceil() as usize + 1;
+        let points = (0..count)
+            .map(|i| {
+                let speed_mps = i as f64 * GRIP_ENVELOPE_STEP_MPS;
+                let grip_mps2 =
+                    GRAVITY_MPS2 + self.downforce_n_per_mps2 * speed_mps * speed_mps / self.mass_kg;
+                EnvelopePoint {
+                    speed_mps,
+                    lateral_mps2: self.mu_lat * grip_mps2,
+                    braking_mps2: self.mu_long * grip_mps2,
+                    drive_mps2: self.mu_long * grip_mps2 * self.driven_weight_fraction,
+                    coast_mps2: 0.0,
+                }
+            })
+            .collect();
+        Envelope {
+            car_name: String::new(),
+            car_digest: 0,
+            provenance: Provenance {
+                source: EnvelopeSource::Estimated,
+                rigd_version: env!("CARGO_PKG_VERSION").to_string(),
+                method: "grip-only, from a robot's driver limits".to_string(),
+            },
+            points,
+            brake_exponent: 2.0,
+            drive_exponent: 2.0,
+            shift_time_s: 0.0,
+            upshift_speeds_mps: Vec::new(),
         }
     }
 

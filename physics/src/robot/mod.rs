@@ -2,13 +2,16 @@
 //! [`CarTelemetry`] and the [`Track`]) and returns [`Controls`], like a human at the wheel.
 //!
 //! At construction (allocation allowed) the robot plans: a line across the track relaxed
-//! towards linearly varying curvature ([`line`]), and a speed profile from the line's
-//! curvature, the banking and the car's grip and downforce, with braking points from a
-//! backward pass ([`speed`]). While driving (`drive`: no allocation, O(1)) it steers by pure
-//! pursuit of a point on its line a speed-dependent distance ahead (further when the car is far
-//! off its line, so it rejoins gently instead of at full lock), holds the profile's speed
-//! (looked up a little ahead so the brakes have time to rise) with throttle and brake, keeps
-//! wheel slip in check, and shifts gears with the clutch work a manual box needs ([`gears`]).
+//! towards linearly varying curvature ([`line`]), and a speed profile that is the lap
+//! simulation's speed trace on the car's [`Envelope`] (estimated from the car data unless one
+//! is given) with the robot's margin on the lateral and braking limits ([`speed`]). While
+//! driving (`drive`: no allocation, O(1)) it steers by pure pursuit of a point on its line a
+//! speed-dependent distance ahead (further when the car is far off its line, so it rejoins
+//! gently instead of at full lock), follows the profile with the plan's acceleration as
+//! feed-forward (full throttle where the plan drives at the limit, the brake pedal for the
+//! plan's deceleration, looked up a brake rise ahead) plus feedback on the speed error, keeps
+//! wheel slip in check, and shifts gears at the envelope's power-optimal upshift speeds with
+//! the clutch work a manual box needs ([`gears`]).
 //! It also drives the direct-drive stub (no gearbox: gear 0, no shifting).
 //!
 //! Track position: [`Robot::drive_car`] reads the projection the [`World`] already made for
@@ -21,6 +24,7 @@ pub mod line;
 pub mod speed;
 
 use crate::controls::{Controls, GearRequest};
+use crate::envelope::Envelope;
 use crate::spec::CarSpec;
 use crate::telemetry::CarTelemetry;
 use crate::track::{wrap_into_lap, Track, TrackCoord, TrackHint};
@@ -28,9 +32,13 @@ use crate::world::{CarId, World};
 pub use limits::DriverLimits;
 use line::Station;
 
-/// Fraction of the car's grip the built-in robot plans with: near the limit, with room for
-/// the tyres' load sensitivity, crests and the controller's errors.
+/// Fraction of the car's grip the built-in robot plans with on its grip-only envelope: near
+/// the limit, with room for the tyres' load sensitivity, crests and the controller's errors.
 pub const DEFAULT_GRIP: f64 = 0.85;
+/// Margin on the estimated envelope's lateral and braking limits of [`Robot::at_the_limit`]: room
+/// for the estimate's error (its braking is 4 % above the measured figure), crests and the
+/// controller's tracking error.
+pub const DEFAULT_MARGIN: f64 = 0.96;
 /// Pure-pursuit look-ahead: this distance plus the distance covered in [`LOOKAHEAD_S`], m.
 const LOOKAHEAD_MIN_M: f64 = 6.0;
 /// Pure-pursuit look-ahead time, s.
@@ -40,14 +48,15 @@ const LOOKAHEAD_S: f64 = 0.45;
 /// at standstill against the grid slot's 6 m gap to the line asked for three quarters of full
 /// lock (the wheel at -344 degrees before the car moved).
 const REJOIN_LOOKAHEAD_PER_M: f64 = 4.0;
-/// The speed target is read this far ahead in time (brake rise and reaction), s.
-const SPEED_PREVIEW_S: f64 = 0.3;
-/// Throttle per m/s below the target speed.
-const THROTTLE_GAIN: f64 = 0.6;
-/// Brake per m/s above the target speed.
-const BRAKE_GAIN: f64 = 0.35;
-/// Over-speed tolerated before braking, m/s.
-const BRAKE_DEADBAND_MPS: f64 = 0.5;
+/// The plan's speed and acceleration are read this far ahead in time (brake rise), s.
+const SPEED_PREVIEW_S: f64 = 0.1;
+/// Acceleration asked for per m/s of speed error, 1/s.
+const SPEED_GAIN_PER_S: f64 = 2.0;
+/// Drag of the tyres' slip angles per unit of lateral acceleration (about the tangent of the
+/// slip angle near the limit): the thrust a car at the limit needs to hold its speed.
+const CORNERING_DRAG_RATIO: f64 = 0.15;
+/// Share of the plan's full-drive acceleration above which the robot is at full throttle.
+const FULL_DRIVE_SHARE: f64 = 0.9;
 /// Slip ratio above which the robot eases the throttle (traction control).
 const TRACTION_SLIP: f64 = 0.12;
 /// Slip ratio below which the robot eases the brake (anti-lock).
@@ -65,8 +74,12 @@ const YAW_INTEGRAL_LIMIT_RAD: f64 = 0.12;
 #[derive(Debug, Clone)]
 pub struct Robot {
     limits: DriverLimits,
+    envelope: Envelope,
+    margin: f64,
     stations: Vec<Station>,
     speeds: Vec<f64>,
+    accels: Vec<f64>,
+    planned_lap_s: f64,
     spacing_m: f64,
     length_m: f64,
     hint: TrackHint,
@@ -77,15 +90,40 @@ pub struct Robot {
 }
 
 impl Robot {
-    /// A robot for `car` on `track`, planning with [`DEFAULT_GRIP`].
+    /// A robot for `car` on `track`, planning with [`DEFAULT_GRIP`] on the grip-only envelope
+    /// of its limits (every built-in car laps every built-in track this way).
     pub fn for_car(track: &Track, car: &CarSpec) -> Robot {
         Robot::new(track, DriverLimits::from_car(car), DEFAULT_GRIP)
     }
 
-    /// A robot with explicit limits, planning with `grip` (fraction of the limits, 0..1].
+    /// A robot for `car` on `track` driving to the limit: planning on the car's estimated
+    /// envelope with [`DEFAULT_MARGIN`] (docs/lapsim.md: the road car on the circuit; not yet
+    /// every car on every track).
+    pub fn at_the_limit(track: &Track, car: &CarSpec) -> Robot {
+        Robot::with_envelope(
+            track,
+            DriverLimits::from_car(car),
+            &Envelope::estimate(car),
+            DEFAULT_MARGIN,
+        )
+    }
+
+    /// A robot with explicit limits, planning with `grip` (fraction of the limits, 0..1] on
+    /// their grip-only envelope ([`DriverLimits::envelope`]).
     pub fn new(track: &Track, limits: DriverLimits, grip: f64) -> Robot {
+        Robot::with_envelope(track, limits, &limits.envelope(), grip)
+    }
+
+    /// A robot planning on `envelope` (measured or estimated for its car) with `margin`
+    /// (fraction of its lateral and braking limits, 0..1]: the robot's skill.
+    pub fn with_envelope(
+        track: &Track,
+        limits: DriverLimits,
+        envelope: &Envelope,
+        margin: f64,
+    ) -> Robot {
         let stations = line::build(track, limits.half_width_m, true);
-        Robot::with_stations(track, limits, grip, stations)
+        Robot::planned(track, limits, stations, envelope, margin)
     }
 
     /// A robot driving the line through `stations` (evenly spaced over the lap, e.g. from
@@ -96,13 +134,40 @@ impl Robot {
         grip: f64,
         stations: Vec<Station>,
     ) -> Robot {
-        let speeds = speed::profile(&limits, &stations, grip.clamp(0.05, 1.5));
+        Robot::planned(track, limits, stations, &limits.envelope(), grip)
+    }
+
+    /// This robot with another margin (its line kept, its speeds planned again).
+    pub fn with_margin(&self, track: &Track, margin: f64) -> Robot {
+        Robot::planned(
+            track,
+            self.limits,
+            self.stations.clone(),
+            &self.envelope,
+            margin,
+        )
+    }
+
+    /// The one place a robot's speeds are planned: every constructor ends here.
+    fn planned(
+        track: &Track,
+        limits: DriverLimits,
+        stations: Vec<Station>,
+        envelope: &Envelope,
+        margin: f64,
+    ) -> Robot {
+        let margin = margin.clamp(0.05, 1.5);
+        let plan = speed::plan(track, &stations, envelope, margin);
         let length_m = track.length_m();
         Robot {
-            limits,
+            limits: limits.with_upshifts_of(envelope),
+            envelope: envelope.clone(),
+            margin,
             spacing_m: length_m / stations.len() as f64,
             stations,
-            speeds,
+            speeds: plan.speeds_mps,
+            accels: plan.accels_mps2,
+            planned_lap_s: plan.lap_s,
             length_m,
             hint: TrackHint::default(),
             gears: gears::Gears::default(),
@@ -139,15 +204,38 @@ impl Robot {
         a + (b - a) * t
     }
 
-    /// Lap time the plan predicts, s.
+    /// Lap time the plan predicts (the lap simulation's, with the robot's margin), s.
     pub fn planned_lap_s(&self) -> f64 {
-        let m = self.stations.len();
-        (0..m)
-            .map(|j| {
-                let v = 0.5 * (self.speeds[j] + self.speeds[(j + 1) % m]);
-                self.stations[j].step_m / v.max(0.1)
-            })
-            .sum()
+        self.planned_lap_s
+    }
+
+    /// The envelope the robot plans with.
+    pub fn envelope(&self) -> &Envelope {
+        &self.envelope
+    }
+
+    /// The margin on the envelope's lateral and braking limits the robot plans with.
+    pub fn margin(&self) -> f64 {
+        self.margin
+    }
+
+    /// The robot's line.
+    pub fn stations(&self) -> &[Station] {
+        &self.stations
+    }
+
+    /// Planned acceleration at centreline distance `distance_m` (the step it falls in), m/s^2.
+    #[inline]
+    pub fn target_accel_mps2(&self, distance_m: f64) -> f64 {
+        self.accels[self.locate(distance_m).0]
+    }
+
+    /// Curvature of the line at centreline distance `distance_m` (its station), 1/m.
+    #[inline]
+    fn curvature_at(&self, distance_m: f64) -> f64 {
+        self.stations[self.locate(distance_m).0]
+            .curvature_per_m
+            .abs()
     }
 
     /// The line point at centreline distance `distance_m`.
@@ -210,20 +298,34 @@ impl Robot {
             + YAW_GAIN_S * yaw_error;
         let steering = (road_wheel / self.limits.max_steer_rad).clamp(-1.0, 1.0);
 
-        // Speed: the profile a little ahead, throttle below it, brake above it.
-        let wanted = self
-            .target_speed_mps(coord.distance_m + SPEED_PREVIEW_S * speed)
-            .min(self.target_speed_mps(coord.distance_m));
-        let error = wanted - speed;
-        let (mut throttle, mut brake) = if error >= 0.0 {
-            ((0.2 + THROTTLE_GAIN * error).min(1.0), 0.0)
-        } else if error > -BRAKE_DEADBAND_MPS {
-            (0.2 * (1.0 + error / BRAKE_DEADBAND_MPS), 0.0)
-        } else {
+        // Speed: the plan's acceleration a brake rise ahead as feed-forward, plus feedback on
+        // the speed error; full throttle where the plan is at full drive.
+        let ahead_m = coord.distance_m + SPEED_PREVIEW_S * speed;
+        let planned_accel = self.target_accel_mps2(ahead_m);
+        let wanted = planned_accel + SPEED_GAIN_PER_S * (self.target_speed_mps(ahead_m) - speed);
+        let lateral_mps2 = speed * speed * self.curvature_at(ahead_m);
+        let coast = self.envelope.coast_mps2(speed) + CORNERING_DRAG_RATIO * lateral_mps2;
+        let full_drive = self.envelope.drive_limit_mps2(speed);
+        let (mut throttle, mut brake) = if wanted >= -coast {
+            let at_full_drive = planned_accel
+                > FULL_DRIVE_SHARE
+                    * full_drive.min(
+                        self.envelope
+                            .drive_with_lateral_mps2(speed, lateral_mps2 / self.margin),
+                    )
+                && planned_accel > 0.0;
+            let share = (wanted + coast) / (full_drive + coast).max(0.5);
             (
+                if at_full_drive {
+                    1.0
+                } else {
+                    share.clamp(0.0, 1.0)
+                },
                 0.0,
-                (BRAKE_GAIN * (-error - BRAKE_DEADBAND_MPS) + 0.1).min(1.0),
             )
+        } else {
+            let pedal = (-wanted - coast) / self.limits.brake_decel_per_pedal_mps2;
+            (0.0, pedal.clamp(0.0, 1.0))
         };
 
         // Traction and lock-up control from the wheels' slip ratios, and no power in a slide.

@@ -1,0 +1,135 @@
+//! The robot against the lap simulation: on the built-in circuit the road car's flying lap in
+//! the full simulation, against `lapsim` on the same line and envelope (margin 1), with every
+//! wheel on the racing surface, and the robot's speed-tracking error. The goal is a gap under
+//! 2.5 %; today's robot is 5.2 % off (docs/lapsim.md says where), so the test holds that
+//! figure and fails if it gets worse.
+
+use rig_physics::envelope::Envelope;
+use rig_physics::lap::LapTimer;
+use rig_physics::lapsim::{compare, Course, LapSim};
+use rig_physics::robot::Robot;
+use rig_physics::track::{builtin, TrackHint};
+use rig_physics::{spec, World};
+
+const DT_S: f64 = 0.002;
+/// Largest gap between the robot's flying lap and lapsim held today (goal: 0.025).
+const GAP_HELD: f64 = 0.055;
+
+#[test]
+fn the_road_cars_robot_laps_the_circuit_close_to_lapsim_with_every_wheel_on_the_track() {
+    let track = builtin("circuit").unwrap();
+    let car = spec::builtin::car("road").unwrap();
+    let envelope = Envelope::estimate(&car);
+    let mut world = World::new(track.clone());
+    let id = world.add_car(&car);
+    let mut robot = Robot::at_the_limit(&track, &car);
+    let course = Course::from_stations(&track, robot.stations());
+    let mut sim = LapSim::new();
+    let lapsim = sim.run(&course, &envelope, 1.0).clone();
+
+    let (front_m, rear_m) = (
+        car.chassis.cog_to_front_axle_m,
+        car.chassis.wheelbase_m - car.chassis.cog_to_front_axle_m,
+    );
+    let wheels = [
+        [front_m, 0.5 * car.chassis.track_front_m],
+        [front_m, -0.5 * car.chassis.track_front_m],
+        [-rear_m, 0.5 * car.chassis.track_rear_m],
+        [-rear_m, -0.5 * car.chassis.track_rear_m],
+    ];
+    let mut hints = [TrackHint::default(); 4];
+    let mut timer = LapTimer::new(&track);
+    let mut hint = TrackHint::default();
+    let mut laps = Vec::new();
+    // The flying lap's time and speed at each station of the course, as lapsim reports them.
+    let mut robot_lap = lapsim.clone();
+    let mut next_station = 0;
+    let mut lap_start_s = 0.0;
+    let mut worst_wheel_m = f64::MIN;
+    let (mut error_sq_sum, mut error_max, mut samples) = (0.0, 0.0f64, 0u32);
+    while laps.len() < 2 {
+        let t = world.telemetry(id);
+        assert!(t.time_s < 400.0, "only {laps:?} in 400 s");
+        let controls = robot.drive(&t, &track);
+        world.set_controls(id, controls);
+        world.step(DT_S);
+        let t = world.telemetry(id);
+        let coord = track.project(t.position_m, &mut hint);
+        let (sin, cos) = t.roll_pitch_yaw_rad[2].sin_cos();
+        for (wheel, wheel_hint) in wheels.iter().zip(&mut hints) {
+            let x = t.position_m[0] + cos * wheel[0] - sin * wheel[1];
+            let y = t.position_m[1] + sin * wheel[0] + cos * wheel[1];
+            let at = track.project([x, y, t.position_m[2]], wheel_hint);
+            let outside =
+                (at.lateral_m - at.half_width_left_m).max(-at.lateral_m - at.half_width_right_m);
+            if !laps.is_empty() {
+                worst_wheel_m = worst_wheel_m.max(outside);
+            }
+        }
+        if laps.len() == 1 && next_station < course.points.len() {
+            let point = &course.points[next_station];
+            if coord.distance_m >= point.distance_m && coord.distance_m < point.distance_m + 50.0 {
+                robot_lap.times_s[next_station] = t.time_s - lap_start_s;
+                robot_lap.speeds_mps[next_station] = t.speed_mps;
+                next_station += 1;
+            }
+        }
+        if !laps.is_empty() {
+            let error = robot.target_speed_mps(coord.distance_m) - t.speed_mps;
+            error_sq_sum += error * error;
+            error_max = error_max.max(error.abs());
+            samples += 1;
+        }
+        let before = timer.telemetry().laps_completed;
+        timer.update(&coord, DT_S);
+        let lap = timer.telemetry();
+        if lap.laps_completed > before {
+            laps.push(lap.last_lap_s);
+            lap_start_s = t.time_s;
+            if laps.len() == 2 {
+                robot_lap.time_s = lap.last_lap_s;
+                let at = |distance_m: f64| {
+                    let j = course.points.partition_point(|p| p.distance_m < distance_m);
+                    robot_lap.times_s[j]
+                };
+                let [s2, s3] = course.sector_starts_m.map(at);
+                robot_lap.sector_times_s = [s2, s3 - s2, lap.last_lap_s - s3];
+            }
+        }
+    }
+    let flying = laps[1];
+    let gap = flying / lapsim.time_s - 1.0;
+    let rms = (error_sq_sum / f64::from(samples)).sqrt();
+    println!(
+        "lapsim {:.2} s (sectors {:.2?}), robot plan {:.2} s, robot laps {laps:.2?} (flying \
+         sectors {:.2?}), gap {:.2} %, worst wheel {worst_wheel_m:.2} m past the edge, speed \
+         tracking RMS {rms:.2} m/s, max {error_max:.2} m/s",
+        lapsim.time_s,
+        lapsim.sector_times_s,
+        robot.planned_lap_s(),
+        robot_lap.sector_times_s,
+        100.0 * gap,
+    );
+    let versus = compare::compare(&course, &lapsim, &course, &robot_lap, 100.0);
+    println!("sector deltas {:.2?}", versus.sector_deltas_s);
+    for stretch in &versus.stretches {
+        println!(
+            "{:5.0}-{:5.0} m: {:+.2} s (min speed {:.1} / {:.1} m/s)",
+            stretch.from_m,
+            stretch.to_m,
+            stretch.delta_s,
+            stretch.min_speed_a_mps,
+            stretch.min_speed_b_mps
+        );
+    }
+    assert!(
+        gap < GAP_HELD,
+        "robot {flying:.2} s vs lapsim {:.2} s",
+        lapsim.time_s
+    );
+    assert!(gap > 0.0, "faster than the envelope allows: {flying:.2} s");
+    assert!(
+        worst_wheel_m < 0.0,
+        "a wheel {worst_wheel_m:.2} m past the edge"
+    );
+}
