@@ -116,11 +116,15 @@ impl Ribbon {
             .map(|i| self.oracle_refine(i, p))
             .filter(|loc| self.plausible(loc));
         let loc = match local {
-            Some(loc) => loc,
-            None => {
+            Some(loc) if self.inside_barriers(&loc) => loc,
+            local => {
                 let start = self.oracle_nearest_sample(p);
                 let i = self.oracle_walk(start, p).unwrap_or(start);
-                self.oracle_refine(i, p)
+                let global = self.oracle_refine(i, p);
+                match local {
+                    Some(loc) if loc.d.abs() <= global.d.abs() => loc,
+                    _ => global,
+                }
             }
         };
         hint.segment = loc.i;
