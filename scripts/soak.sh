@@ -30,7 +30,14 @@ command -v python3 >/dev/null || {
     apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3 >/dev/null
 }
 profile="${SOAK_PROFILE:-test}"
-cargo build --quiet --profile "$profile" -p rigd --bin rigd -p rig-soak-plot
+if [ "$profile" = test ]; then
+    # Exactly what `cargo test --workspace` builds (rigd's and rig-soak-plot's binaries among
+    # it): a `cargo build -p` would resolve other features for the shared dependencies and
+    # build rigd a second time. In the test command this is a no-op.
+    cargo test --workspace --no-run --quiet
+else
+    cargo build --quiet --profile "$profile" -p rigd --bin rigd -p rig-soak-plot
+fi
 dir=debug
 case "$profile" in dev|test) ;; *) dir="$profile" ;; esac
 bin="${CARGO_TARGET_DIR:-$root/target}/$dir"
