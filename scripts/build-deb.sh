@@ -17,8 +17,9 @@
 # Usage: scripts/build-deb.sh [--profile PROFILE]   (env: CARGO_TARGET_DIR; the .deb goes to
 # $target/debian/). PROFILE is the cargo profile of the binaries, `release` by default; the
 # package test (scripts/test-deb.sh) packs `test`'s, the binaries `cargo test --workspace`
-# builds (with `test` this runs `cargo test --workspace --no-run`: a no-op after the tests), since it checks the packaging and not the optimiser (a release build from cold
-# takes minutes of CI time). Ship only release packages.
+# builds (with `test` this runs `cargo test --workspace --no-run`: a no-op after the tests),
+# since it checks the packaging and not the optimiser (a release build from cold takes
+# minutes of CI time). Ship only release packages.
 set -euo pipefail
 profile=release
 case "${1:-}" in
