@@ -4,18 +4,20 @@
 //! at 100 Hz to a listener here and motion frames at 100 Hz to a platform on a pty (devpts
 //! mounted by this check), and reports `STATUS=` to a notify socket. The clock jumps one hour
 //! forwards, then two hours backwards, 3 s apart; after each jump the check compares the next
-//! 3 s with the 3 s before the first one (the quiet window). Under TCG on a busy host the loop
-//! itself runs late and drops time in every window, so the bounds are relative to the quiet
-//! window; a loop or timeout timed by the wall clock would drop an hour forwards, or stall
-//! for one backwards, far outside them:
+//! 3 s with the 3 s before the first one (the quiet window). Under TCG on a busy host the
+//! loop runs late, drops time and changes speed from one window to the next (325 to 1000 Hz
+//! seen), so the bounds are relative to the quiet window or wide; a loop, timeout or clock
+//! read on the wall clock would drop an hour forwards, or stall for one backwards, far
+//! outside them:
 //! - the loop: `dropped` time grows by at most 2x the quiet window's growth plus 0.5 s, and
 //!   `late >1 ms` by at most 3x plus 20;
-//! - telemetry: packets keep coming at the quiet window's rate (within 30 %), their sequence
-//!   numbers and simulation time keep rising, and the simulation time advances as much as in
-//!   the quiet window (within 30 %): it is counted in ticks, not read from a clock;
-//! - motion: frames keep coming (at least 70 % of the quiet window's; no gap longer than
-//!   twice the quiet window's longest, or 250 ms), each within the platform's step limit, and
-//!   the platform is not held (`hold(s): fault 0` in `STATUS=`).
+//! - telemetry: sequence numbers and simulation time keep rising, the simulation time from
+//!   one packet to the next never steps more than 0.1 s (10 periods: it is counted in ticks,
+//!   not read from a clock), and no gap between packets is longer than twice the quiet
+//!   window's longest, or 1 s;
+//! - motion: no gap between frames longer than twice the quiet window's longest, or 1 s,
+//!   each frame within the platform's step limit, and the platform is not held
+//!   (`hold(s): fault 0` in `STATUS=`).
 //!
 //! Then SIGTERM: exit 0. The clock is put back (original + elapsed) at the end.
 
@@ -173,6 +175,8 @@ struct Window {
     packets: usize,
     sim_advance_s: f64,
     ordered: bool,
+    largest_sim_step_s: f64,
+    longest_packet_gap_ms: u128,
     late: f64,
     dropped_ms: f64,
     frames: usize,
@@ -198,11 +202,11 @@ fn window(
     statuses: &[(Instant, String)],
     frames: &[(Instant, [i64; 2])],
 ) -> Window {
-    let inside: Vec<&(u32, f64)> = packets
+    let stamped: Vec<&(Instant, (u32, f64))> = packets
         .iter()
         .filter(|(t, _)| *t >= from && *t < to)
-        .map(|(_, p)| p)
         .collect();
+    let inside: Vec<&(u32, f64)> = stamped.iter().map(|(_, p)| p).collect();
     let status_at = |at: Instant| {
         statuses
             .iter()
@@ -226,6 +230,15 @@ fn window(
         ordered: inside
             .windows(2)
             .all(|w| w[1].0 > w[0].0 && w[1].1 > w[0].1),
+        largest_sim_step_s: inside
+            .windows(2)
+            .map(|w| w[1].1 - w[0].1)
+            .fold(0.0, f64::max),
+        longest_packet_gap_ms: stamped
+            .windows(2)
+            .map(|w| (w[1].0 - w[0].0).as_millis())
+            .max()
+            .unwrap_or(u128::MAX),
         late: figure(&s1, "late >1 ms") - figure(&s0, "late >1 ms"),
         dropped_ms: figure(&s1, "dropped") - figure(&s0, "dropped"),
         frames: moving.len(),
@@ -387,19 +400,20 @@ pub fn test_clock_jump(r: &mut Results) {
     if !(forwarded && backwarded && restored) {
         problems.push("clock_settime failed".to_string());
     }
-    if quiet.packets < 150 || quiet.frames < 60 {
+    if quiet.packets < 30 || quiet.frames < 10 {
         problems.push(format!(
             "not running before the jumps: {quiet:?}; log: {}",
             log_tail()
         ));
     }
     for (what, w) in &jumps {
-        let rate = w.packets as f64 / quiet.packets.max(1) as f64;
-        let sim = w.sim_advance_s / quiet.sim_advance_s.max(1e-9);
-        if !(0.7..=1.3).contains(&rate) || !(0.7..=1.3).contains(&sim) || !w.ordered {
+        let packet_gap_bound_ms = (2 * quiet.longest_packet_gap_ms).max(1000);
+        if !w.ordered || w.largest_sim_step_s > 0.1 || w.longest_packet_gap_ms > packet_gap_bound_ms
+        {
             problems.push(format!(
-                "{what}: telemetry rate x{rate:.2}, sim time x{sim:.2}, ordered {}",
-                w.ordered
+                "{what}: telemetry ordered {}, largest simulation-time step {:.3} s (bound \
+                 0.1), longest gap {} ms (bound {packet_gap_bound_ms})",
+                w.ordered, w.largest_sim_step_s, w.longest_packet_gap_ms
             ));
         }
         if w.dropped_ms.is_nan()
@@ -412,11 +426,8 @@ pub fn test_clock_jump(r: &mut Results) {
                 w.dropped_ms, w.late, quiet.late
             ));
         }
-        let gap_bound_ms = (2 * quiet.longest_frame_gap_ms).max(250);
-        if w.longest_frame_gap_ms > gap_bound_ms
-            || w.largest_step > MAX_FRAME_STEP
-            || w.frames < quiet.frames * 7 / 10
-        {
+        let gap_bound_ms = (2 * quiet.longest_frame_gap_ms).max(1000);
+        if w.longest_frame_gap_ms > gap_bound_ms || w.largest_step > MAX_FRAME_STEP {
             problems.push(format!(
                 "{what}: motion {} frames (quiet {}), longest gap {} ms (bound {gap_bound_ms}), \
                  largest step {}",
