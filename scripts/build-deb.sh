@@ -16,13 +16,14 @@
 # generate-assets DIR`, `rig-dash --generate-assets DIR`). Maintainer scripts: pkg/deb/.
 # Usage: scripts/build-deb.sh [--profile PROFILE]   (env: CARGO_TARGET_DIR; the .deb goes to
 # $target/debian/). PROFILE is the cargo profile of the binaries, `release` by default; the
-# package test (scripts/test-deb.sh) builds with `dev`, which the test run has mostly built
-# already, since it checks the packaging and not the optimiser (a release build from cold
-# takes minutes of CI time). Ship only release packages.
+# package test (scripts/test-deb.sh) packs `test`'s, the binaries `cargo test --workspace`
+# builds (with `test` this runs `cargo test --workspace --no-run`: a no-op after the tests),
+# since it checks the packaging and not the optimiser (a release build from cold takes
+# minutes of CI time). Ship only release packages.
 set -euo pipefail
 profile=release
 case "${1:-}" in
-    --profile) profile="${2:?build-deb: --profile needs a cargo profile name (release or dev)}" ;;
+    --profile) profile="${2:?build-deb: --profile needs a cargo profile name (release, dev or test)}" ;;
     "") ;;
     *) echo "build-deb: unknown argument '$1' (usage: scripts/build-deb.sh [--profile release|dev])" >&2; exit 2 ;;
 esac
@@ -33,8 +34,15 @@ command -v dpkg-deb >/dev/null || { echo "build-deb: dpkg-deb is missing: this n
 
 target="${CARGO_TARGET_DIR:-target}"
 echo "build-deb: building rigd and rig-dash ($profile profile) ..." >&2
-cargo build --profile "$profile" --quiet -p rigd -p rig-dash
-bin="$target/$([ "$profile" = dev ] && echo debug || echo "$profile")"
+if [ "$profile" = test ]; then
+    # The binaries `cargo test --workspace` builds, as it built them (a `cargo build -p` would
+    # resolve other features for the shared dependencies and build rigd again).
+    cargo test --workspace --no-run --quiet
+else
+    cargo build --profile "$profile" --quiet -p rigd -p rig-dash
+fi
+# dev and test build into debug/ (test inherits dev).
+case "$profile" in dev|test) bin="$target/debug" ;; *) bin="$target/$profile" ;; esac
 
 version="$("$bin/rigd" --version | awk '{print $2}')"
 arch="$(dpkg --print-architecture)"

@@ -5,6 +5,7 @@
 # crash. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] (default 60)
 #   FUZZ_JOBS=N       targets run at once (default 2)
 #   FUZZ_TARGETS="a b" only these targets
+#   FUZZ_TARGET_DIR    where the instrumented build goes (default /tmp/rigd-fuzz-target)
 #   FUZZ_MERGE=1      fold the new inputs that add coverage into fuzz/corpus/ (minimised), for a
 #                     long run whose findings should seed CI's short ones; commit the result
 # Works on the stable toolchain: no cargo-fuzz, no nightly. The instrumentation cargo-fuzz adds
@@ -15,7 +16,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"
 jobs="${FUZZ_JOBS:-2}"
 host="$(rustc -vV | sed -n 's/^host: //p')"
-out="$root/fuzz/target/$host/release"
+# Kept apart from the workspace's target dir (the instrumentation flags would rebuild its cache)
+# and outside the checkout, like vmrig's static build: a clean clone (CI) builds only what changed.
+target_dir="${FUZZ_TARGET_DIR:-/tmp/rigd-fuzz-target}"
+out="$target_dir/$host/release"
 
 # --target keeps the flags off build scripts and proc macros (they would not link libFuzzer).
 export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
@@ -24,14 +28,25 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module \
  -Cdebug-assertions -Coverflow-checks"
 build_start=$SECONDS
 # Its own target dir whatever CARGO_TARGET_DIR says (the clean-clone CI run sets one): the
-# binaries are looked for there, and these flags would otherwise rebuild the workspace's cache.
-(cd "$root/fuzz" && CARGO_TARGET_DIR="$root/fuzz/target" \
+# binaries are looked for there. The targets need no daemon crate (the two daemon parsers are
+# compiled in from their source), so this builds libFuzzer and the protocol, physics and config
+# crates at opt-level 1 (fuzz/Cargo.toml): about 2 minutes cold on 2 cores, seconds when warm.
+(cd "$root/fuzz" && CARGO_TARGET_DIR="$target_dir" \
     cargo build --quiet --locked --release --target "$host" --bins)
 echo "fuzz: built the targets in $((SECONDS - build_start)) s" >&2
 
 targets="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' "$root/fuzz/Cargo.toml" | grep -vx rig-protocols-fuzz)}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
+
+# Targets that also start from other targets' corpora (read, not copied): auto-detection sees
+# every game's datagrams, the field locator every TOML document rigd reads.
+extra_corpora() {
+    case "$1" in
+        game_detect) printf '%s\n' "$root"/fuzz/corpus/game_{forza,f1,gt7,codemasters,ea_wrc,beamng,lfs} ;;
+        toml_places) printf '%s\n' "$root"/fuzz/corpus/{config,car,track} ;;
+    esac
+}
 
 # One target: new inputs go to a scratch corpus (the kept corpus is read, not written), crashes
 # to fuzz/artifacts/<target>/. Prints one line: the target and how it ended.
@@ -40,7 +55,8 @@ run_one() {
     mkdir -p "$scratch/$target" "$root/fuzz/artifacts/$target" "$root/fuzz/corpus/$target"
     if "$out/$target" -max_total_time="$seconds" -rss_limit_mb=1024 -print_final_stats=1 \
         -artifact_prefix="$root/fuzz/artifacts/$target/" \
-        "$scratch/$target" "$root/fuzz/corpus/$target" >"$scratch/$target.log" 2>&1; then
+        "$scratch/$target" "$root/fuzz/corpus/$target" $(extra_corpora "$target") \
+        >"$scratch/$target.log" 2>&1; then
         echo "fuzz: ok    $target: $(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/$target.log") runs in ${seconds} s, corpus $(ls "$root/fuzz/corpus/$target" | wc -l) + $(ls "$scratch/$target" | wc -l) new"
     else
         echo "fuzz: FAIL  $target:"
@@ -48,7 +64,7 @@ run_one() {
         return 1
     fi
 }
-export -f run_one
+export -f run_one extra_corpora
 export seconds root scratch out
 
 start=$SECONDS

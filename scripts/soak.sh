@@ -6,32 +6,77 @@
 # threads, CPU, loop wake p99, late ticks, dropped time, motion frames written, telemetry sent
 # and received per destination. Ends with a verdict against the goals in docs/reliability.md
 # (exit 1 when one is missed) and writes series.csv, summary.json and soak.svg (the series
-# plotted) under target/soak/<date>/.
+# drawn by rig-soak-plot, scripts/soak/plot) under target/soak/<date>/.
+# In HOURS mode it also runs cyclictest at the loop's settings (the last core, SCHED_FIFO 80,
+# 1 ms, no memory lock or PM QoS, as the soak's rigd) for half the soak's length before it and
+# half after, and checks rigd's ticks late by more than 1 ms against cyclictest's (docs/reliability.md).
 # Usage: scripts/soak.sh HOURS            e.g. scripts/soak.sh 1
 #        scripts/soak.sh --minutes M      e.g. scripts/soak.sh --minutes 3 (the test command's)
 #   SOAK_PROFILE=release   soak the release build (default: the test profile the tests build)
 #   SOAK_NO_TMUX=1         run rigd without its dashboard
+#   SOAK_CYCLICTEST=0|1    the cyclictest comparison off or on (default: on in HOURS mode)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 case "${1:-}" in
-    --minutes) minutes="${2:?--minutes needs a number}" ;;
-    ''|-h|--help) sed -n '2,15p' "$0" >&2; exit 2 ;;
+    --minutes) minutes="${2:?--minutes needs a number}"; compare="${SOAK_CYCLICTEST:-0}" ;;
+    ''|-h|--help) sed -n '2,19p' "$0" >&2; exit 2 ;;
     *) minutes="$(awk -v h="$1" 'BEGIN { if (h + 0 <= 0) exit 1; print h * 60 }')" \
-           || { echo "soak: HOURS must be a positive number, e.g. 1 or 0.05" >&2; exit 2; } ;;
+           || { echo "soak: HOURS must be a positive number, e.g. 1 or 0.05" >&2; exit 2; }
+       compare="${SOAK_CYCLICTEST:-1}" ;;
 esac
 command -v python3 >/dev/null || {
     echo "soak: installing python3 (the monitor)" >&2
     apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3 >/dev/null
 }
 profile="${SOAK_PROFILE:-test}"
-cargo build --quiet --profile "$profile" -p rigd --bin rigd
+if [ "$profile" = test ]; then
+    # Exactly what `cargo test --workspace` builds (rigd's and rig-soak-plot's binaries among
+    # it): a `cargo build -p` would resolve other features for the shared dependencies and
+    # build rigd a second time. In the test command this is a no-op.
+    cargo test --workspace --no-run --quiet
+else
+    cargo build --quiet --profile "$profile" -p rigd --bin rigd -p rig-soak-plot
+fi
 dir=debug
 case "$profile" in dev|test) ;; *) dir="$profile" ;; esac
+bin="${CARGO_TARGET_DIR:-$root/target}/$dir"
 out="$root/target/soak/$(date -u +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
 echo "soak: ${minutes} min of rigd ($profile build), results in $out; load: $(uptime)" >&2
 extra=()
 [ "${SOAK_NO_TMUX:-0}" = 1 ] && extra+=(--no-tmux)
-exec python3 "$root/scripts/soak/monitor.py" --rigd "$root/target/$dir/rigd" \
-    --minutes "$minutes" --out "$out" "${extra[@]}"
+
+# cyclictest for SECONDS at the soak's loop settings; prints its count of wake-ups > 1 ms late
+# and keeps its histogram summary in $out.
+cyclictest_late() {
+    local core=$(( $(nproc) - 1 ))
+    command -v cyclictest >/dev/null || scripts/ensure-deps.sh test
+    cyclictest -q --laptop --policy=fifo -p 80 -a "$core" -i 1000 -D "${1}s" -h 20000 \
+        > "$out/cyclictest-$2.txt"
+    awk '/^[0-9]+[ \t]+[0-9]+/ { if ($1 + 0 >= 1000) late += $2 } /# Histogram Overflows/ { late += $4 }
+         END { print late + 0 }' "$out/cyclictest-$2.txt"
+}
+if [ "$compare" = 1 ]; then
+    half_s="$(awk -v m="$minutes" 'BEGIN { printf "%d", m * 30 }')"
+    echo "soak: cyclictest ${half_s} s before the soak" >&2
+    ct_before="$(cyclictest_late "$half_s" before)"
+fi
+rc=0
+python3 "$root/scripts/soak/monitor.py" --rigd "$bin/rigd" --minutes "$minutes" --out "$out" \
+    "${extra[@]}" || rc=$?
+if [ "$compare" = 1 ]; then
+    echo "soak: cyclictest ${half_s} s after the soak" >&2
+    ct_after="$(cyclictest_late "$half_s" after)"
+    rigd_late="$(python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["samples"][-1]["late_1ms"]))' "$out/summary.json")"
+    # "No worse than cyclictest": rigd's count at most cyclictest's over the same length plus
+    # three standard deviations of a count (sqrt n, Poisson) and 3, so a handful of rare
+    # events on either side does not decide it.
+    verdict="$(awk -v r="$rigd_late" -v c="$((ct_before + ct_after))" \
+        'BEGIN { bound = c + 3 * sqrt(c) + 3; print (r <= bound ? "PASS" : "FAIL"), bound }')"
+    echo "soak: ${verdict%% *}  loop late ticks > 1 ms no worse than cyclictest's over the same length: rigd $rigd_late, cyclictest $ct_before before + $ct_after after (bound ${verdict#* })"
+    [ "${verdict%% *}" = PASS ] || rc=1
+fi
+"$bin/rig-soak-plot" "$out/series.csv" "$out/soak.svg"
+echo "soak: plot $out/soak.svg" >&2
+exit "$rc"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks the Debian package end to end: builds it (scripts/build-deb.sh --profile dev: the
-# packaging is what is checked, and the test run has built most of the dev binaries already), checks its control data and file list, installs it into a scratch root
+# Checks the Debian package end to end: builds it (scripts/build-deb.sh --profile test: the
+# packaging is what is checked, and `cargo test` has built these binaries already), checks its control data and file list, installs it into a scratch root
 # (dpkg --root with its own admin dir; the maintainer scripts run outside the root with
 # $DPKG_ROOT set, so they touch nothing of this machine), then checks there: the files and
 # their modes, the rigd user created by the postinst (systemd-sysusers --root), the installed
@@ -13,7 +13,7 @@ deb="${1:+$(realpath "$1")}"
 cd "$(dirname "$0")/.."
 
 fail() { echo "test-deb: FAILED: $*" >&2; exit 1; }
-[ -n "$deb" ] || deb="$(scripts/build-deb.sh --profile dev | tail -n1)"
+[ -n "$deb" ] || deb="$(scripts/build-deb.sh --profile test | tail -n1)"
 [ -f "$deb" ] || fail "no package at '$deb'"
 
 scratch="$(mktemp -d /tmp/rigd-test-deb.XXXXXX)"

@@ -3,7 +3,28 @@
 //! every report encoded from a layout found keeps its magnitude inside the field's range.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use rigd::ffb::pid::{encode, parse, EffectKind, PidLayout};
+
+/// The daemon's PID protocol (`daemon/src/ffb/pid/`, pure code, no I/O), compiled here from its
+/// source so the fuzz build leaves out the daemon and its device and runtime dependencies
+/// (half the build time). Not every item is called or re-export used here.
+#[allow(dead_code, unused_imports)]
+#[path = "../../daemon/src/ffb/pid/mod.rs"]
+mod pid;
+
+/// The one name the PID encoder imports from the rest of the daemon (`crate::ffb::stage`).
+mod ffb {
+    pub mod stage {
+        /// The daemon's `ffb::stage::ConditionLevel`, field for field (the encoder reads both
+        /// fields; a change there that the encoder uses fails this build rather than drifting).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+        pub struct ConditionLevel {
+            pub coefficient: i16,
+            pub saturation: i16,
+        }
+    }
+}
+
+use pid::{encode, parse, EffectKind, PidLayout};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(descriptor) = parse(data) else {

@@ -13,6 +13,7 @@
 //! test can SIGSTOP or SIGKILL the FFB owner. This file only runs inside the guest (the guest
 //! init sets `RIGD_VMRIG_GUEST=1`); on a normal host `main` says so and exits 0.
 
+mod clock_checks;
 mod gadget;
 mod latency_split;
 mod pid_checks;
@@ -970,6 +971,7 @@ fn test_pid_base(r: &mut Results) {
         pid_checks::test_pid_rate(r, &base, evdev, hz);
     }
     pid_checks::test_pid_daemon_signals(r, &base, evdev, Duration::from_millis(20));
+    pid_checks::test_pid_daemon_panic(r, &base, evdev);
     pid_checks::test_pid_latency(r, &base, evdev);
     pid_hidraw_checks::run_all(r, &base);
     latency_split::test_floor(r, &base);
@@ -1021,6 +1023,8 @@ fn main() {
     // Last, with no other wheel plugged in: the set-up commands on a uinput wheel and pedals.
     setup_checks::test_watch(&mut r);
     setup_checks::test_calibrate(&mut r);
+    // Last of all: it sets the guest's wall clock (and puts it back).
+    clock_checks::test_clock_jump(&mut r);
     println!("RIGD-VMRIG-SUMMARY failed={}", r.failed);
     std::process::exit(r.failed.min(100) as i32);
 }

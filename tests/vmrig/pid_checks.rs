@@ -427,7 +427,7 @@ fn staleness_ms(events: &[PidEvent], commanded: &[(Instant, f64)]) -> (f64, f64)
 /// The real daemon as a child: `vmrig_guest rigd run --config FILE --no-display` with the PID
 /// base held 90 degrees right on a 900 degree range and the car's lock at 90 degrees, so the
 /// soft lock asks for the torque cap (a steady non-zero force while the car is parked).
-fn spawn_daemon(backend: &Backend) -> Option<Child> {
+fn spawn_daemon(backend: &Backend, extra_args: &[&str]) -> Option<Child> {
     let config = format!(
         r#"
 # One emulated CPU: no spinning, no memory locking; and a start-up under TCG misses ticks,
@@ -468,6 +468,7 @@ ramp_s = 1.0
     let log = File::create(daemon_log(backend)).ok()?;
     Command::new(exe)
         .args(["rigd", "--config", &path, "run", "--no-display"])
+        .args(extra_args)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
@@ -595,7 +596,7 @@ pub fn test_pid_daemon_signals(
         ),
     ] {
         let spawn_mark = base.mark();
-        let Some(mut child) = spawn_daemon(backend) else {
+        let Some(mut child) = spawn_daemon(backend, &[]) else {
             r.check(&name, false, "cannot start the daemon");
             continue;
         };
@@ -692,6 +693,89 @@ pub fn test_pid_latency(r: &mut Results, base: &PidBase, backend: &Backend) -> V
         reports,
     );
     samples
+}
+
+/// A panic planted in the running daemon's FFB stage (`--test-panic-stage ffb`, 12 s after the
+/// loop started): the zero force reaches the device within 20 ms of the panic showing in the
+/// daemon's log (which the check polls every millisecond; the zero may come first), the force
+/// was held until then, no non-zero force follows, and the process exits 1 (the code
+/// `Restart=on-failure` restarts on; no systemd runs in this guest).
+pub fn test_pid_daemon_panic(r: &mut Results, base: &PidBase, backend: &Backend) {
+    let name = format!("pid-{}-panic", backend.label);
+    let Some(mut child) = spawn_daemon(
+        backend,
+        &[
+            "--test-panic-stage",
+            "ffb",
+            "--test-panic-after-ms",
+            "12000",
+        ],
+    ) else {
+        return r.check(&name, false, "cannot start the daemon");
+    };
+    if !wait_streaming(base, 0.3, Duration::from_secs(10)) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return r.check(
+            &name,
+            false,
+            format!(
+                "no force >= 0.3 before the planted panic; log: {}",
+                daemon_log_tail(backend)
+            ),
+        );
+    }
+    // Poll the log for the panic while keeping the last moment the force was held.
+    let mut last_held = Instant::now();
+    let seen = loop {
+        if base.force_now().abs() >= 0.3 {
+            last_held = Instant::now();
+        }
+        let mut text = String::new();
+        if let Ok(mut log) = File::open(daemon_log(backend)) {
+            let _ = log.read_to_string(&mut text);
+        }
+        if text.contains("planted panic in the ffb stage") {
+            break Some(Instant::now());
+        }
+        if last_held.elapsed() > Duration::from_secs(15) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let status = child.wait();
+    std::thread::sleep(Duration::from_millis(300));
+    let Some(seen) = seen else {
+        return r.check(
+            &name,
+            false,
+            format!("no panic in the log: {}", daemon_log_tail(backend)),
+        );
+    };
+    let from = seen - Duration::from_millis(50);
+    let after = after_signal(&base.events(), from, Duration::from_millis(600));
+    let code = status.ok().and_then(|s| s.code());
+    let zero_in_bound = after
+        .zero_report_after
+        .is_some_and(|d| d <= Duration::from_millis(70));
+    let ok = zero_in_bound
+        && last_held + Duration::from_millis(60) >= seen
+        && after.nonzero_again.is_none()
+        && after.reports_after_zero == 0
+        && code == Some(1);
+    r.check(
+        &name,
+        ok,
+        format!(
+            "force held until {:?} before the panic showed; zero by a report {:?} after 50 ms \
+             before it (bound 70 ms); non-zero again {:?}; non-zero force reports after the \
+             zero {}; exit code {code:?} (want 1)",
+            seen.saturating_duration_since(last_held),
+            after.zero_report_after,
+            after.nonzero_again,
+            after.reports_after_zero,
+        ),
+    );
 }
 
 /// Child side of [`spawn_daemon`]: `vmrig_guest rigd ARGS...` runs the daemon's command line

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use super::{BadInvocation, BenchCommand, Cli, Command, MotionCommand, RunArgs};
 use crate::logging::NoticeFeed;
 use crate::replay::player::ReplayOptions;
+use crate::runtime::planted_panic::PanicPlan;
 use crate::runtime::service::{self, RunOptions};
 
 /// True when `rigd run` will draw its display in this terminal (stdout is one and
@@ -48,10 +49,22 @@ pub fn check_inputs(cli: &Cli) -> Result<()> {
 pub fn dispatch(cli: Cli, display: bool, notices: NoticeFeed) -> Result<()> {
     match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
         Command::Run(args) => {
+            if args.test_panic_stage.is_some() && !cfg!(debug_assertions) {
+                return Err(BadInvocation(
+                    "--test-panic-stage is a test hook of debug builds (fix: leave it out, or \
+                     run a debug build of rigd)"
+                        .into(),
+                )
+                .into());
+            }
             let options = RunOptions {
                 config_path: cli.config,
                 display,
                 stall_after: args.test_stall_rt_after_ms.map(Duration::from_millis),
+                panic_stage: args.test_panic_stage.map(|stage| PanicPlan {
+                    stage,
+                    after: Duration::from_millis(args.test_panic_after_ms),
+                }),
                 notices,
                 recorded_world: Some(crate::replay::recorder::factory(args.record)),
                 robot: args.robot,

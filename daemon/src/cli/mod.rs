@@ -115,6 +115,13 @@ pub struct RunArgs {
     /// on SIGTERM). Used by the watchdog test only.
     #[arg(long, hide = true)]
     pub test_stall_rt_after_ms: Option<u64>,
+    /// Test hook (debug builds only): the output stage NAME (`telemetry`, `motion`, `ffb`,
+    /// `rumble`) panics while running, to test rigd's panic path (docs/reliability.md).
+    #[arg(long, hide = true, value_name = "NAME")]
+    pub test_panic_stage: Option<String>,
+    /// Test hook: how long the stage of `--test-panic-stage` runs before it panics.
+    #[arg(long, hide = true, value_name = "MS", default_value_t = 1000)]
+    pub test_panic_after_ms: u64,
     /// Record every physics step's input to FILE for `rigd replay` (overrides
     /// `[record] path`).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]

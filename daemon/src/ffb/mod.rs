@@ -91,6 +91,9 @@ impl StartedWriter for HidrawPidWriter {
 }
 
 impl RtStage for FfbOutputStage {
+    fn name(&self) -> &'static str {
+        "ffb"
+    }
     fn on_tick(&mut self, frame: &rig_protocols::Frame) {
         self.stage.on_tick(frame);
     }

@@ -108,6 +108,9 @@ impl RumbleStage {
 }
 
 impl RtStage for RumbleStage {
+    fn name(&self) -> &'static str {
+        "rumble"
+    }
     fn on_tick(&mut self, frame: &Frame) {
         if self.stopped {
             return self.link.set(0, 0);

@@ -330,6 +330,9 @@ impl MotionStage {
 }
 
 impl RtStage for MotionStage {
+    fn name(&self) -> &'static str {
+        "motion"
+    }
     fn on_tick(&mut self, frame: &Frame) {
         let link_ready = self.any_link_ready();
         let fresh = self.observe(frame);

@@ -48,4 +48,9 @@ pub trait RtStage: Send {
     fn motion_hold(&self) -> Option<MotionHoldTelemetry> {
         None
     }
+    /// What the stage drives, one word (`telemetry`, `motion`, `ffb`, `rumble`): for messages
+    /// and the `--test-panic-stage` hook.
+    fn name(&self) -> &'static str {
+        "output"
+    }
 }

@@ -12,6 +12,7 @@ pub mod display;
 pub mod health;
 pub mod health_log;
 pub mod histogram;
+pub mod planted_panic;
 pub mod robots;
 pub mod rt_loop;
 pub mod rt_thread;

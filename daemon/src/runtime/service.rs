@@ -40,6 +40,7 @@ use rig_protocols::Frame;
 
 use super::display::{self, Display, StopCause, StopRequest};
 use super::health_log::HealthLog;
+use super::planted_panic::{self, PanicPlan};
 use super::rt_loop::{Command, FrameSlots, LoopMode, LoopParts, LoopShared, LoopTiming};
 use super::rt_thread::RtThread;
 use super::session_links::SessionLinks;
@@ -69,6 +70,8 @@ pub struct RunOptions {
     pub display: bool,
     /// Test hook: the RT thread stops ticking this long after start.
     pub stall_after: Option<Duration>,
+    /// Test hook: an output stage panics while running ([`super::planted_panic`]).
+    pub panic_stage: Option<PanicPlan>,
     /// The newest logged warning, shown by the display.
     pub notices: NoticeFeed,
     /// Builds the first world with a step observer (the session recorder) attached; a reload
@@ -153,6 +156,7 @@ fn start_session(
     slots: FrameSlots,
     run: &RunShared,
     stall_after: Option<Duration>,
+    panic_stage: Option<&PanicPlan>,
 ) -> Result<(Session, Vec<NotGranted>), Box<StartFailure>> {
     let shared = &run.shared;
     let links = SessionLinks::new(run.telemetry.clone(), run.panic_park.clone());
@@ -174,7 +178,11 @@ fn start_session(
                 ))
             }
         };
-    let stages = match build_output_stages(&config, &links) {
+    let planted = |stages| match panic_stage {
+        Some(plan) => planted_panic::plant(stages, plan, config.realtime.rate_hz),
+        None => Ok(stages),
+    };
+    let stages = match build_output_stages(&config, &links).and_then(planted) {
         Ok(stages) => stages,
         Err(e) => {
             return Err(fail(
@@ -383,9 +391,15 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
         Some(factory) => (factory.0)(&config)?,
         None => None,
     };
-    let (mut session, rt_refused) =
-        start_session(config, first_sim, slots, &run, options.stall_after)
-            .map_err(|failure| failure.error)?;
+    let (mut session, rt_refused) = start_session(
+        config,
+        first_sim,
+        slots,
+        &run,
+        options.stall_after,
+        options.panic_stage.as_ref(),
+    )
+    .map_err(|failure| failure.error)?;
     refused.extend(rt_refused);
     if let Some(warning) = setup::warning(&refused) {
         tracing::warn!("{warning}");
@@ -671,7 +685,7 @@ fn reload(
     let (sim, slots, _) = stop_session(session, &run.shared, Command::Reload)?;
     apply_process_changes(&old_config.realtime, &new_loop, pm_qos);
     let mut status = "STATUS=reloaded";
-    let (session, refused) = match start_session(new_config, Some(sim), slots, run, None) {
+    let (session, refused) = match start_session(new_config, Some(sim), slots, run, None, None) {
         Ok(started) => {
             tracing::info!("configuration reloaded");
             started
@@ -684,8 +698,8 @@ fn reload(
                 return Err(failure.error);
             };
             apply_process_changes(&new_loop, &old_config.realtime, pm_qos);
-            let restarted =
-                start_session(old_config, failure.sim, slots, run, None).map_err(|again| {
+            let restarted = start_session(old_config, failure.sim, slots, run, None, None)
+                .map_err(|again| {
                     again.error.context(
                         "the previous configuration could not be restarted either after a \
                              failed reload",

@@ -28,6 +28,9 @@ impl TelemetryStage {
 }
 
 impl RtStage for TelemetryStage {
+    fn name(&self) -> &'static str {
+        "telemetry"
+    }
     fn on_tick(&mut self, frame: &Frame) {
         if self.frames.try_send(*frame).is_err() {
             self.stats.record_frame_dropped();
