@@ -170,7 +170,12 @@ fn nobody_driving_idles_with_no_physics_and_a_device_brings_the_full_rate_back()
         driving_wakes > 10 * idle_wakes / 4,
         "full rate again: {driving_wakes} wake-ups in 0.5 s against {idle_wakes} in 2 s idle"
     );
-    assert!(driving_steps >= driving_wakes, "a physics step every tick");
+    // The heartbeat and the published frame are read one after the other, so either count
+    // may include one tick the other does not yet show.
+    assert!(
+        driving_steps + 1 >= driving_wakes,
+        "a physics step every tick: {driving_steps} steps in {driving_wakes} wake-ups"
+    );
     assert_eq!(idle.stage.resumes.load(Ordering::Relaxed), 1);
     assert_eq!(idle.stage.stopped.load(Ordering::Relaxed), 0);
 
