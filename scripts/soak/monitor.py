@@ -9,6 +9,7 @@ Usage: monitor.py --rigd PATH --minutes M --out DIR [--no-tmux]
 """
 
 import argparse
+import atexit
 import calendar
 import json
 import os
@@ -328,6 +329,12 @@ def main():
         pid = int(subprocess.check_output(["tmux", "list-panes", "-t", session, "-F",
                                            "#{pane_pid}"]).split()[0])
         child = None
+        # The tmux server is outside our process group: when the soak is stopped early (the
+        # test command kills its group after another step failed) rigd must not keep running
+        # and sending at 1 kHz into the next tests. SIGTERM exits through atexit.
+        atexit.register(subprocess.call, ["tmux", "kill-session", "-t", session],
+                        stderr=subprocess.DEVNULL)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     else:
         child = subprocess.Popen([args.rigd, "--config", config, "run", "--no-display"], env=env,
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
