@@ -36,16 +36,23 @@ step "cargo clippy (all targets, -D warnings)" cargo clippy --workspace --all-ta
 run_tests() { cargo test --workspace --quiet 2>&1 | tee /tmp/rigd-test.log; }
 step "cargo test (workspace)" run_tests
 
+# The soak and the fuzzers add about 5 minutes here and would take CI (about 1.45x slower,
+# a cold fuzz build) past its 30-minute budget now that cargo test takes 12 minutes: they run
+# with RIGD_TEST_LONG=1 (docs/reliability.md, docs/fuzzing.md).
+long="${RIGD_TEST_LONG:-0}"
 # The soak in the background; its output goes to a log printed when it is waited for.
+if [ "$long" = 1 ]; then
 soak_log="$(mktemp /tmp/rigd-soak.XXXXXX)"
 soak_t0=$SECONDS
 echo "== soak: 3 minutes with everything on at once, in the background (docs/reliability.md)" >&2
 # Its own process group (setsid), so a failing step's exit can stop it with rigd and the monitor.
 setsid scripts/soak.sh --minutes 3 >"$soak_log" 2>&1 &
 soak_pid=$!
+fi
 
 step "systemd-analyze verify (systemd/)" nice -n 19 scripts/verify-systemd.sh
 step "deb: build the package, install it into a scratch root, remove, purge" nice -n 19 scripts/test-deb.sh
+if [ "$long" = 1 ]; then
 step "fuzz: every target 3 s, 2 at a time, from fuzz/corpus (docs/fuzzing.md)" nice -n 19 scripts/fuzz.sh 3
 
 soak_rc=0
@@ -56,5 +63,6 @@ rm -f "$soak_log"
 times+=("$(printf '%5d s  %s' $((SECONDS - soak_t0)) "soak (3 minutes, background since the end of cargo test)")")
 echo "== soak: $((SECONDS - soak_t0)) s, exit $soak_rc" >&2
 [ "$soak_rc" -eq 0 ] || { echo "test: the soak missed a goal (its verdict above)" >&2; exit 1; }
+fi
 
 step "vmrig: rigd against the real kernel input/FF drivers (QEMU)" scripts/test-vmrig.sh
