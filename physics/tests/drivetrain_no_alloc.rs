@@ -5,31 +5,8 @@
 use rig_physics::spec::builtin;
 use rig_physics::track::Track;
 use rig_physics::{Controls, GearRequest, World};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards to the system allocator unchanged; only bumps a thread-local counter.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            ALLOCATIONS.with(|a| a.set(a.get() + 1));
-        }
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+mod counting_alloc;
+use counting_alloc::{start_counting, stop_counting, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -41,7 +18,7 @@ fn stepping_cars_with_their_drivetrains_does_not_allocate() {
         .into_iter()
         .map(|name| world.add_car(&builtin::car(name).unwrap()))
         .collect();
-    COUNTING.with(|c| c.set(true));
+    start_counting();
     for step in 0..4000 {
         for &id in &ids {
             let gear_request = match step {
@@ -68,8 +45,7 @@ fn stepping_cars_with_their_drivetrains_does_not_allocate() {
         }
         world.step(0.001);
     }
-    COUNTING.with(|c| c.set(false));
-    assert_eq!(ALLOCATIONS.with(Cell::get), 0);
+    assert_eq!(stop_counting(), 0);
     for &id in &ids {
         assert!(world.telemetry(id).speed_mps > 1.0, "the cars really drove");
     }

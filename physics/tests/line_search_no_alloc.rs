@@ -6,39 +6,8 @@
 use rig_physics::line_search::drive::{run_full, Course, Runner};
 use rig_physics::spec;
 use rig_physics::track::builtin;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Counts one allocation when this thread is counting.
-fn count() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.with(|a| a.set(a.get() + 1));
-    }
-}
-
-// SAFETY: forwards to the system allocator unchanged; only bumps a thread-local counter.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting_alloc;
+use counting_alloc::{start_counting, stop_counting, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -54,14 +23,12 @@ fn driving_a_line_allocates_nothing() {
     let m = course.station_count();
     let steps_before = runner.steps;
     let mut crossed = 0usize;
-    ALLOCATIONS.with(|a| a.set(0));
-    COUNTING.with(|c| c.set(true));
+    start_counting();
     let result = runner.drive_until(4 * m, f64::INFINITY, |_, crossing| {
         crossed += 1;
         crossing.time_s > trace.crossings[m].time_s + 20.0
     });
-    COUNTING.with(|c| c.set(false));
-    let allocations = ALLOCATIONS.with(Cell::get);
+    let allocations = stop_counting();
     assert!(result.is_ok(), "{result:?}");
     assert!(
         runner.steps - steps_before >= 19_000,

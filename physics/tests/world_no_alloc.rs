@@ -9,39 +9,8 @@ mod common;
 use common::*;
 use rig_physics::track::Track;
 use rig_physics::{Controls, World};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-struct Counting;
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Counts one allocation when this thread is counting.
-fn count() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.with(|a| a.set(a.get() + 1));
-    }
-}
-
-// SAFETY: forwards to the system allocator unchanged; only bumps a thread-local counter.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting_alloc;
+use counting_alloc::{start_counting, stop_counting, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -52,8 +21,7 @@ fn steps_without_allocating(world: &mut World) -> usize {
         ignition: true,
         ..Controls::default()
     };
-    ALLOCATIONS.with(|a| a.set(0));
-    COUNTING.with(|c| c.set(true));
+    start_counting();
     for step in 0..6000u32 {
         controls.throttle = f64::from(step % 1000) / 1000.0;
         controls.steering = (f64::from(step) * 0.002).sin();
@@ -66,8 +34,7 @@ fn steps_without_allocating(world: &mut World) -> usize {
             std::hint::black_box(world.telemetry(id));
         }
     }
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.with(Cell::get)
+    stop_counting()
 }
 
 #[test]
@@ -139,8 +106,7 @@ fn breaking_and_repairing_parts_never_allocates() {
     state.orientation = Quat::from_yaw(std::f64::consts::FRAC_PI_2);
     world.car_mut(id).set_state(state);
     world.car_mut(id).set_speed(45.0);
-    ALLOCATIONS.with(|a| a.set(0));
-    COUNTING.with(|c| c.set(true));
+    start_counting();
     let mut broke = false;
     for _ in 0..1000 {
         world.step(DT);
@@ -150,8 +116,8 @@ fn breaking_and_repairing_parts_never_allocates() {
     for _ in 0..100 {
         world.step(DT);
     }
-    COUNTING.with(|c| c.set(false));
+    let allocations = stop_counting();
     assert!(broke, "the hit broke nothing");
     assert!(!world.telemetry(id).damage.any());
-    assert_eq!(ALLOCATIONS.with(Cell::get), 0);
+    assert_eq!(allocations, 0);
 }
