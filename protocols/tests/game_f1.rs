@@ -242,6 +242,58 @@ fn the_header_format_id_size_and_player_index_are_checked() {
     assert!(game::decode(None, &motion(2025, 0, 0.0).0).is_ok());
 }
 
+/// Every packet type of each year with its size from the specification's packet table
+/// (F1 24: "Data Output from F1 24", each packet's `Size:`; F1 25: EA's C++ structures, each
+/// packet's heading), written out here apart from the decoder's table.
+const SPEC_SIZES: [(u16, &[usize]); 2] = [
+    (
+        2024,
+        &[
+            1349, 753, 1285, 45, 1350, 1133, 1352, 1239, 1020, 1306, 953, 1460, 231, 237, 101,
+        ],
+    ),
+    (
+        2025,
+        &[
+            1349, 753, 1285, 45, 1284, 1133, 1352, 1239, 1042, 954, 1041, 1460, 231, 273, 101, 1131,
+        ],
+    ),
+];
+
+#[test]
+fn a_packet_type_rigd_does_not_read_is_ignored_only_at_its_specified_size() {
+    for (format, sizes) in SPEC_SIZES {
+        for (id, &len) in sizes.iter().enumerate() {
+            let id = id as u8;
+            let read = F1Packet::from_id(id).is_some();
+            let packet = Packet::new(format, id, len, 0, 1.0);
+            assert!(f1::matches(&packet.0), "{format} id {id}: {len} bytes");
+            if !read {
+                assert!(
+                    matches!(f1::decode(&packet.0), Err(GameDecodeError::Ignored { packet_id, .. }) if packet_id == id),
+                    "{format} id {id}"
+                );
+            }
+            // Random bytes behind a valid header, of another size: not an ignored packet
+            // (the receiver counts them as garbage).
+            for other in [len - 1, len + 1, 100, 1000] {
+                let wrong = Packet::new(format, id, other, 0, 1.0);
+                assert!(!f1::matches(&wrong.0), "{format} id {id}: {other} bytes");
+                assert!(
+                    matches!(f1::decode(&wrong.0), Err(GameDecodeError::Invalid { .. })),
+                    "{format} id {id}: {other} bytes"
+                );
+            }
+        }
+    }
+    // F1 24 defines no id 15 (Lap Positions came with F1 25).
+    let lap_positions = Packet::new(2024, 15, 1131, 0, 1.0);
+    assert!(!f1::matches(&lap_positions.0));
+    assert!(
+        f1::decode(&lap_positions.0).is_err_and(|e| !matches!(e, GameDecodeError::Ignored { .. }))
+    );
+}
+
 #[test]
 fn a_60hz_stream_with_jitter_decodes_in_order_with_the_games_clock() {
     // A car driving along F1's +Z at 20 m/s, braking at 0.8 g; packets every 1/60 s with

@@ -3,6 +3,7 @@
 //! checked finite (a non-finite field becomes `None`), every index bounds-checked.
 
 use super::layout as at;
+use super::packet_len;
 use super::{
     F1Packet, F1Year, DIRECTION_SCALE, F1_TYRE_RADIUS_M, F1_WHEEL_ORDER, HEADER_LEN, KPA_PER_PSI,
     MAX_CARS, MPS_PER_KPH, PACKET_ID_COUNT,
@@ -79,12 +80,10 @@ fn read_header(bytes: &[u8]) -> Option<Header> {
     })
 }
 
-/// True when `bytes` has F1 24/25's header and, for the types rigd reads, their exact size
-/// (for auto-detection: no other game's packet passes this).
+/// True when `bytes` has F1 24/25's header and exactly the size its year's specification
+/// gives its packet id (for auto-detection: no other game's packet passes this).
 pub fn matches(bytes: &[u8]) -> bool {
-    read_header(bytes).is_some_and(|h| {
-        F1Packet::from_id(h.packet_id).is_none_or(|p| p.len(h.year) == bytes.len())
-    })
+    read_header(bytes).is_some_and(|h| packet_len(h.year, h.packet_id) == Some(bytes.len()))
 }
 
 /// Decodes one F1 24/25 datagram (Motion, Motion Ex, Car Telemetry, Car Status, Lap Data,
@@ -93,18 +92,18 @@ pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     let header = read_header(bytes).ok_or(GameDecodeError::Unrecognised { len: bytes.len() })?;
     let stream = header.year.stream();
     let invalid = |reason| GameDecodeError::Invalid { stream, reason };
+    if packet_len(header.year, header.packet_id) != Some(bytes.len()) {
+        return Err(invalid(
+            "its size is not the size of its packet id in this year's specification (is the \
+             game's UDP Format set to the year rigd reads?)",
+        ));
+    }
     let Some(packet) = F1Packet::from_id(header.packet_id) else {
         return Err(GameDecodeError::Ignored {
             stream,
             packet_id: header.packet_id,
         });
     };
-    if bytes.len() != packet.len(header.year) {
-        return Err(invalid(
-            "its size is not the size of its packet id in this year's specification (is the \
-             game's UDP Format set to the year rigd reads?)",
-        ));
-    }
     if header.player >= MAX_CARS {
         return Err(invalid("m_playerCarIndex is beyond the 22 cars"));
     }

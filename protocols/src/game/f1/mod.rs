@@ -8,9 +8,10 @@
 //! `m_playerCarIndex` u8, `m_secondaryPlayerCarIndex` u8; all little-endian, packed. Per-car
 //! arrays hold [`MAX_CARS`] entries; the player's car is the one at `m_playerCarIndex`.
 //!
-//! A packet is taken as F1 only with a known packet format, a packet id below 16 and, for
-//! the types rigd reads, exactly the size the year's specification gives ([`F1Packet::len`]);
-//! a valid packet of another type decodes to [`GameDecodeError::Ignored`].
+//! A packet is taken as F1 only with a known packet format, a packet id the year defines and
+//! exactly the size the year's specification gives that id ([`packet_len`]); a valid packet
+//! of a type rigd does not read decodes to [`GameDecodeError::Ignored`], one of another size
+//! is invalid (random bytes behind an F1 header are garbage, not an ignored packet).
 //!
 //! Axes and units (see [`super::y_up`]): F1's world is y-up and left-handed and its car frame
 //! X right, Y up, Z forward. G-forces are the specific force (what an accelerometer reads,
@@ -142,14 +143,9 @@ impl F1Packet {
 
     /// The exact datagram size in `year`'s specification.
     pub const fn len(self, year: F1Year) -> usize {
-        match (self, year) {
-            (F1Packet::Motion, _) => 1349,
-            (F1Packet::Session, _) => 753,
-            (F1Packet::LapData, _) => 1285,
-            (F1Packet::CarTelemetry, _) => 1352,
-            (F1Packet::CarStatus, _) => 1239,
-            (F1Packet::MotionEx, F1Year::F1_24) => 237,
-            (F1Packet::MotionEx, F1Year::F1_25) => 273,
+        match packet_len(year, self.id()) {
+            Some(len) => len,
+            None => 0, // every type rigd reads is defined in both years
         }
     }
 
@@ -168,6 +164,43 @@ impl F1Packet {
 
 /// Packet ids the specifications define (0 ..= 15 in F1 25; F1 24 stops at 14).
 const PACKET_ID_COUNT: u8 = 16;
+
+/// The exact datagram size of packet id `id` in `year`'s specification, for every type the
+/// specification defines (rigd reads six of them, [`F1Packet`]; the others are only
+/// recognised, so a valid packet rigd does not read is ignored while random bytes behind an
+/// F1 header are garbage). None for an id the year does not define.
+///
+/// Sizes from the specifications' packet tables: F1 24 ("Data Output from F1 24", the
+/// `Size:` line of each packet) and F1 25 (EA's C++ structures, the `- N bytes` heading of
+/// each packet); the two years differ in Participants, Final Classification, Lobby Info,
+/// Car Damage and Motion Ex, and only F1 25 has Lap Positions (id 15).
+pub const fn packet_len(year: F1Year, id: u8) -> Option<usize> {
+    let len = match (id, year) {
+        (0, _) => 1349,             // Motion
+        (1, _) => 753,              // Session
+        (2, _) => 1285,             // Lap Data
+        (3, _) => 45,               // Event
+        (4, F1Year::F1_24) => 1350, // Participants
+        (4, F1Year::F1_25) => 1284,
+        (5, _) => 1133,             // Car Setups
+        (6, _) => 1352,             // Car Telemetry
+        (7, _) => 1239,             // Car Status
+        (8, F1Year::F1_24) => 1020, // Final Classification
+        (8, F1Year::F1_25) => 1042,
+        (9, F1Year::F1_24) => 1306, // Lobby Info
+        (9, F1Year::F1_25) => 954,
+        (10, F1Year::F1_24) => 953, // Car Damage
+        (10, F1Year::F1_25) => 1041,
+        (11, _) => 1460,            // Session History
+        (12, _) => 231,             // Tyre Sets
+        (13, F1Year::F1_24) => 237, // Motion Ex
+        (13, F1Year::F1_25) => 273,
+        (14, _) => 101,              // Time Trial
+        (15, F1Year::F1_25) => 1131, // Lap Positions
+        _ => return None,
+    };
+    Some(len)
+}
 
 /// Byte offsets of the fields rigd uses, from the specifications' structures.
 mod layout {
