@@ -3,7 +3,8 @@
 //!
 //! - [`receiver`]: a non-RT thread reads the `listen` sockets, decodes each datagram
 //!   (`rig_protocols::game`), counts garbage, and hands decoded samples with their arrival
-//!   time to the RT thread through a wait-free ring.
+//!   time to the RT thread through a wait-free ring; [`confirm`] holds back a stream without
+//!   a magic (LFS OutSim) until its samples continue each other.
 //! - [`frames`]: turns the samples into one [`CarTelemetry`] per tick and says whether the
 //!   stream may move a platform ([`SourceCondition`]).
 //! - [`GameSource`]: the RT thread's end: each tick it drains the ring into the frame builder
@@ -15,6 +16,7 @@
 //! as it does the simulation's, and safe-stops every stage with `StopReason::Source` while the
 //! condition is not Live (resuming with the stages' ramps when it is again).
 
+pub mod confirm;
 pub mod frames;
 pub mod receiver;
 

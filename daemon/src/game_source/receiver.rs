@@ -36,6 +36,7 @@ use anyhow::{Context, Result};
 use rig_protocols::game::{self, gt7, lfs, GameDecodeError, GameFormat, GameSample, GameStream};
 use rig_protocols::telemetry::OutSimOptions;
 
+use super::confirm::{needs_confirmation, Confirmation};
 use crate::rt::clock::now_ns;
 
 /// Samples the ring holds (the RT thread drains it every tick; a game sends at most a few
@@ -217,8 +218,14 @@ impl Classifier {
         self.locked
     }
 
+    /// Locks an auto classifier onto `stream`'s game (nothing when locked already).
+    pub fn lock_onto(&mut self, stream: GameStream) {
+        self.locked.get_or_insert(stream.format());
+    }
+
     /// The sample in `bytes`, or why there is none; the first recognised datagram locks an
-    /// auto classifier.
+    /// auto classifier (a stream without a magic only once the receiver confirmed it:
+    /// [`super::confirm`]).
     pub fn classify(&mut self, bytes: &[u8]) -> Result<GameSample, Verdict> {
         let pack2 = self.lfs_options.filter(|options| {
             matches!(self.locked, None | Some(GameFormat::Lfs))
@@ -230,8 +237,9 @@ impl Classifier {
         };
         match decoded {
             Ok(sample) => {
-                if sample.stream != GameStream::OutGauge {
-                    self.locked.get_or_insert(sample.stream.format());
+                // A stream without a magic locks once confirmed ([`Classifier::lock_onto`]).
+                if sample.stream != GameStream::OutGauge && !needs_confirmation(sample.stream) {
+                    self.lock_onto(sample.stream);
                 }
                 Ok(sample)
             }
@@ -285,6 +293,7 @@ pub fn start(
     let worker = Worker {
         sockets,
         classifier: Classifier::new(format, lfs_options),
+        confirmation: Confirmation::default(),
         heartbeat_to: gt7_console.map(|ip| SocketAddr::new(ip, gt7::HEARTBEAT_PORT)),
         producer,
         feed: feed.clone(),
@@ -332,6 +341,8 @@ fn bind(address: SocketAddr) -> Result<UdpSocket> {
 struct Worker {
     sockets: Vec<UdpSocket>,
     classifier: Classifier,
+    /// Holds back a magic-less stream's samples until they continue each other.
+    confirmation: Confirmation,
     /// Where GT7's heartbeat goes (the console's heartbeat port), when asked for.
     heartbeat_to: Option<SocketAddr>,
     producer: rtrb::Producer<Arrival>,
@@ -375,6 +386,28 @@ impl Worker {
         }
     }
 
+    /// Counts `sample` (a `len`-byte datagram on socket `index`, arrived at `arrival_ns`) as
+    /// accepted and hands it to the RT thread.
+    fn hand_over(&mut self, index: usize, len: usize, arrival_ns: u64, sample: GameSample) {
+        let counters = &self.feed.listeners[index];
+        counters.packets.fetch_add(1, Ordering::Relaxed);
+        counters.bytes.fetch_add(len as u64, Ordering::Relaxed);
+        counters
+            .last_arrival_ns
+            .store(arrival_ns, Ordering::Relaxed);
+        if sample.stream != GameStream::OutGauge {
+            self.classifier.lock_onto(sample.stream);
+        }
+        // OutGauge rides beside the game's motion stream (BeamNG, LFS): the status names the
+        // motion stream once there is one.
+        if sample.stream != GameStream::OutGauge || self.feed.stream().is_none() {
+            self.feed.set_stream(sample.stream);
+        }
+        if self.producer.push((arrival_ns, sample)).is_err() {
+            self.feed.ring_full.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Reads every datagram waiting on socket `index`.
     fn drain(&mut self, index: usize, buffer: &mut [u8]) {
         loop {
@@ -387,18 +420,16 @@ impl Worker {
             let counters = &self.feed.listeners[index];
             match self.classifier.classify(&buffer[..len]) {
                 Ok(sample) => {
-                    counters.packets.fetch_add(1, Ordering::Relaxed);
-                    counters.bytes.fetch_add(len as u64, Ordering::Relaxed);
-                    counters
-                        .last_arrival_ns
-                        .store(arrival_ns, Ordering::Relaxed);
-                    // OutGauge rides beside the game's motion stream (BeamNG, LFS): the
-                    // status names the motion stream once there is one.
-                    if sample.stream != GameStream::OutGauge || self.feed.stream().is_none() {
-                        self.feed.set_stream(sample.stream);
+                    let admission = self.confirmation.admit(arrival_ns, &sample);
+                    if admission.dropped {
+                        counters.implausible.fetch_add(1, Ordering::Relaxed);
+                        counters.garbage.fetch_add(1, Ordering::Relaxed);
                     }
-                    if self.producer.push((arrival_ns, sample)).is_err() {
-                        self.feed.ring_full.fetch_add(1, Ordering::Relaxed);
+                    if let Some((held_arrival_ns, held)) = admission.release {
+                        self.hand_over(index, len, held_arrival_ns, held);
+                    }
+                    if admission.pass {
+                        self.hand_over(index, len, arrival_ns, sample);
                     }
                 }
                 Err(Verdict::Ignored) => {

@@ -8,8 +8,9 @@
 //! - **OutSim** (`OSMain`): 12 floats finite and within bounds (angular velocity 100 rad/s,
 //!   angles 4 pi, acceleration 1000 m/s^2 (100 g, a crash), velocity 500 m/s) and the
 //!   position within 20 km of the map's origin, 2 km vertically. Random 64-byte datagrams
-//!   pass about once in 10^5 (measured by the tests); each would be one sample, which the
-//!   bridge's jump check takes as a teleport when the game is live.
+//!   pass about once in 10^5 (measured by the tests); the bridge's receiver therefore also
+//!   requires each OutSim sample to continue the one before it (rigd's
+//!   `game_source::confirm`), which a random one does not.
 //! - **OutGauge**: only the `OG_*` flag bits InSim.txt defines; the gear -2..=30 (LFS: 0 R,
 //!   1 N, 2 first; BeamNG sends its gear index + 1, which is -1 in park); no dash light bit
 //!   above 23 (LFS and BeamNG define bits 0-22); pedals and fuel in 0..1 (1e-3 margin);
