@@ -369,6 +369,32 @@ fn outgauge_from_beamng_or_lfs_gives_the_dashboard_channels() {
     assert_near(lfs.game_time_s, 1.5);
 }
 
+/// Newer BeamNG versions' `outgauge.lua` appends `char gearExt; float cruiseSpeed; unsigned
+/// cruiseMode; float fuelCapacity;` after `int id` (BeamNG's struct definition; LuaJIT's FFI
+/// aligns it like C: `gearExt` at 96, 3 bytes of padding, the rest at 100, 104, 108).
+#[test]
+fn beamngs_extended_outgauge_reads_like_the_96_byte_packet() {
+    let extended = |len: usize, at: [usize; 3]| {
+        outgauge(len)
+            .u8(96, b'P') // gearExt: park
+            .f32(at[0], 27.0) // cruiseSpeed, m/s
+            .u32(at[1], 1) // cruiseMode: active
+            .f32(at[2], 60.0) // fuelCapacity, l
+    };
+    let plain = beamng::decode(&outgauge(96).0).unwrap();
+    for (len, at) in [(112, [100, 104, 108]), (109, [97, 101, 105])] {
+        let bytes = extended(len, at).0;
+        assert_eq!(game::detect(&bytes), Some(GameStream::OutGauge), "{len} bytes");
+        let s = beamng::decode(&bytes).expect("BeamNG's extended OutGauge");
+        assert_eq!(s, plain, "{len} bytes: the appended fields change nothing read");
+        assert_eq!(lfs::decode(&bytes).unwrap(), plain, "{len} bytes");
+    }
+    // Other lengths are still not OutGauge.
+    for len in [97, 100, 108, 110, 111, 113, 116] {
+        assert!(beamng::decode(&outgauge(len).0).is_err(), "{len} bytes");
+    }
+}
+
 // ---- LFS OutSim (InSim.txt) and OutSimPack2 (OutSimPack.txt) ----
 
 /// The 60-byte OSMain block at `at`: a car facing world +Y (heading 0) braking at 7 m/s^2

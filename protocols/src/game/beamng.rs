@@ -1,6 +1,6 @@
 //! BeamNG.drive's motion and dashboard UDP read as [`GameSample`]s: MotionSim (`BNG1`, 88
-//! bytes, `<4s21f`) and OutGauge (the LFS layout, always 96 bytes from BeamNG; decoded by
-//! [`crate::game::lfs::decode_outgauge`]). Both go to the port set in Options > Other >
+//! bytes, `<4s21f`) and OutGauge (the LFS layout, 96 bytes from BeamNG, 112 from newer
+//! versions that append four fields; decoded by [`crate::game::lfs::decode_outgauge`]). Both go to the port set in Options > Other >
 //! Protocols (4444 by default); they are told apart by length.
 //!
 //! MotionSim fields (BeamNG `lua/vehicle/protocols/motionSim.lua`, filled by
@@ -21,7 +21,7 @@
 //! - Angular accelerations have no rigd channel and are not read. MotionSim carries no
 //!   pause flag or clock: `driving` and `game_time_s` are `None`.
 
-use crate::game::lfs::decode_outgauge;
+use crate::game::lfs::{decode_outgauge, BEAMNG_OUTGAUGE_LEN, BEAMNG_OUTGAUGE_PACKED_LEN};
 use crate::game::vectors::finite3;
 use crate::game::{GameDecodeError, GameSample, GameStream};
 use crate::telemetry::beamng::{MotionSimPacket, MOTIONSIM_LEN, MOTIONSIM_MAGIC};
@@ -33,9 +33,12 @@ pub fn matches(bytes: &[u8]) -> bool {
     bytes.len() == MOTIONSIM_LEN && bytes.starts_with(&MOTIONSIM_MAGIC)
 }
 
-/// Decodes a MotionSim packet, or BeamNG's 96-byte OutGauge packet.
+/// Decodes a MotionSim packet, or BeamNG's 96-byte (newer versions: 112-byte) OutGauge packet.
 pub fn decode(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
-    if bytes.len() == OUTGAUGE_WITH_ID_LEN {
+    if matches!(
+        bytes.len(),
+        OUTGAUGE_WITH_ID_LEN | BEAMNG_OUTGAUGE_LEN | BEAMNG_OUTGAUGE_PACKED_LEN
+    ) {
         return decode_outgauge(bytes);
     }
     let invalid = |reason| GameDecodeError::Invalid {

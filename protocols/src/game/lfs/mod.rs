@@ -1,6 +1,7 @@
 //! Live for Speed's UDP outputs read as [`GameSample`]s: OutSim classic (64 bytes, 68 with
 //! the `OutSim ID`), OutSimPack2 (the parts chosen by `OutSim Opts`) and OutGauge (92 bytes,
-//! 96 with the `OutGauge ID`; BeamNG sends the 96-byte form too).
+//! 96 with the `OutGauge ID`; BeamNG sends the 96-byte form, and newer BeamNG versions 112
+//! bytes with four fields appended: [`BEAMNG_OUTGAUGE_LEN`]).
 //!
 //! Layouts: LFS `docs/InSim.txt` and `docs/OutSimPack.txt`, as the wire structs in
 //! [`crate::telemetry::lfs`]. Mapping to rigd's conventions:
@@ -57,6 +58,7 @@ pub fn stream_of(bytes: &[u8]) -> Option<GameStream> {
     match bytes.len() {
         OUTSIM_LEN | OUTSIM_WITH_ID_LEN => Some(GameStream::OutSim),
         OUTGAUGE_LEN | OUTGAUGE_WITH_ID_LEN => Some(GameStream::OutGauge),
+        BEAMNG_OUTGAUGE_LEN | BEAMNG_OUTGAUGE_PACKED_LEN => Some(GameStream::OutGauge),
         _ if matches_pack2(bytes, OutSimOptions::ALL) => Some(GameStream::OutSimPack2),
         _ => None,
     }
@@ -137,8 +139,23 @@ fn decode_outsim(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
     Ok(sample)
 }
 
-/// Decodes a 92- or 96-byte OutGauge datagram (LFS or BeamNG).
+/// BeamNG's newer `outgauge.lua` appends `char gearExt; float cruiseSpeed; unsigned
+/// cruiseMode; float fuelCapacity;` to the 96-byte packet. Its protocol framework lays the
+/// struct out with LuaJIT's FFI, which aligns like C: 3 bytes of padding after `gearExt`, 112
+/// bytes in all.
+pub const BEAMNG_OUTGAUGE_LEN: usize = 112;
+/// The same fields packed without padding (109 bytes), should a BeamNG version send it so.
+pub const BEAMNG_OUTGAUGE_PACKED_LEN: usize = 109;
+
+/// Decodes a 92- or 96-byte OutGauge datagram (LFS or BeamNG), or BeamNG's extended 112- or
+/// 109-byte one: its first 96 bytes are the 96-byte packet, and the appended fields (the
+/// gearbox mode letter, cruise control and the tank's capacity) have no channel in rigd's
+/// frame and are not read.
 pub fn decode_outgauge(bytes: &[u8]) -> Result<GameSample, GameDecodeError> {
+    let bytes = match bytes.len() {
+        BEAMNG_OUTGAUGE_LEN | BEAMNG_OUTGAUGE_PACKED_LEN => &bytes[..OUTGAUGE_WITH_ID_LEN],
+        _ => bytes,
+    };
     let (p, _id) = outgauge::decode(bytes).map_err(|e| invalid(GameStream::OutGauge, e))?;
     require_plausible(GameStream::OutGauge, plausible::outgauge(&p))?;
     let mut sample = GameSample::empty(GameStream::OutGauge);
