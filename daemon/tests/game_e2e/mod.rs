@@ -65,6 +65,20 @@ fn udp_drops(port: u16) -> Option<u64> {
     })
 }
 
+/// A free loopback UDP port no other game of this process was given: the games run side by
+/// side, and a port [`free_port`] found free is free only until someone binds it (rigd binds
+/// its listen ports a while later), so two games must never be handed the same one.
+pub fn unique_port() -> u16 {
+    static GIVEN: Mutex<std::collections::BTreeSet<u16>> =
+        Mutex::new(std::collections::BTreeSet::new());
+    loop {
+        let port = free_port();
+        if GIVEN.lock().unwrap().insert(port) {
+            return port;
+        }
+    }
+}
+
 /// One game's test set-up.
 pub struct GameSetup {
     /// Names the temp dir.
@@ -129,8 +143,8 @@ impl Bridge {
     pub fn start(setup: GameSetup) -> Bridge {
         let dir = TempDir::new(setup.name);
         let seat = Seat::new();
-        let ports: Vec<u16> = (0..setup.ports).map(|_| free_port()).collect();
-        let dash_port = free_port();
+        let ports: Vec<u16> = (0..setup.ports).map(|_| unique_port()).collect();
+        let dash_port = unique_port();
         let dash = UdpSocket::bind(("127.0.0.1", dash_port)).unwrap();
         let console = setup.console.then(|| {
             let ip = console_ip();
@@ -508,6 +522,43 @@ impl Bridge {
         self.seat.raised("the game resumed", ACTIVE_FRAMES);
     }
 
+    /// rigd stopped (SIGSTOP for 300 ms, then SIGCONT: a late loop, as on a suspended or
+    /// overloaded machine) twice, each time faulting the loop, with the game's pause
+    /// overlapping each fault hold: first a pause that outlasts the hold (the fault clears
+    /// while the game is paused), then one that ends while the hold is still on (the game is
+    /// live again before the loop has been on time for a second). Each time the seat parks
+    /// and, once both holds are over, raises again: frames keep coming after every hold, and
+    /// `STATUS=` counts both fault holds.
+    pub fn loop_faults_overlapping_a_pause_park_and_resume(&mut self) {
+        let before = self.loop_faults();
+        for (fault, pause) in [
+            (1, Duration::from_millis(2500)),
+            (2, Duration::from_millis(300)),
+        ] {
+            signal(&self.child, libc::SIGSTOP);
+            std::thread::sleep(Duration::from_millis(300));
+            self.game.set(Scenario {
+                driving: false,
+                ..Scenario::CRUISE
+            });
+            signal(&self.child, libc::SIGCONT);
+            std::thread::sleep(pause);
+            self.game.set(Scenario::CRUISE);
+            let what = format!("loop fault {fault} with a {pause:?} pause");
+            self.seat.parked(&what);
+            self.seat.raised(&what, ACTIVE_FRAMES);
+            let waited = Instant::now();
+            while self.loop_faults() < before + fault && waited.elapsed() < PATIENCE {
+                self.seat.read(Duration::from_millis(200));
+            }
+            assert!(
+                self.loop_faults() >= before + fault,
+                "{what}: STATUS= counts the fault hold: {:?}",
+                self.statuses.lock().unwrap().last()
+            );
+        }
+    }
+
     /// No packet for longer than lost_after_ms: parked, `(lost)`; back: raised.
     pub fn loss_parks_and_resumes(&mut self) {
         self.game.set(Scenario {
@@ -601,10 +652,12 @@ impl Bridge {
         let counted = self.garbage_counted();
         // Datagrams the kernel dropped because rigd's socket buffer was full (its receiver
         // thread descheduled on a busy machine) never reached rigd: /proc/net/udp counts
-        // them. 1 % is allowed in any case (as before; the F1 runs count one fewer with no
-        // kernel drop, a cause not yet found).
+        // them, and the count is exact but for those. Only where the table does not list the
+        // socket (some sandboxes) is 1 % allowed. (The F1 runs once counted one fewer: a
+        // random 1000-byte datagram with F1 24's header and an unread packet id was taken as
+        // a valid packet rigd ignores; now only a packet of the specified size is.)
         let kernel_drops = udp_drops(self.listen_ports[0]);
-        let allowed = kernel_drops.unwrap_or(0).max(dropped / 100);
+        let allowed = kernel_drops.unwrap_or(dropped / 100);
         assert!(
             counted <= dropped && counted + allowed >= dropped,
             "{counted} datagrams counted as garbage of {dropped} sent (dropped by the kernel: \
