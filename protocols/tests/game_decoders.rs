@@ -384,9 +384,16 @@ fn beamngs_extended_outgauge_reads_like_the_96_byte_packet() {
     let plain = beamng::decode(&outgauge(96).0).unwrap();
     for (len, at) in [(112, [100, 104, 108]), (109, [97, 101, 105])] {
         let bytes = extended(len, at).0;
-        assert_eq!(game::detect(&bytes), Some(GameStream::OutGauge), "{len} bytes");
+        assert_eq!(
+            game::detect(&bytes),
+            Some(GameStream::OutGauge),
+            "{len} bytes"
+        );
         let s = beamng::decode(&bytes).expect("BeamNG's extended OutGauge");
-        assert_eq!(s, plain, "{len} bytes: the appended fields change nothing read");
+        assert_eq!(
+            s, plain,
+            "{len} bytes: the appended fields change nothing read"
+        );
         assert_eq!(lfs::decode(&bytes).unwrap(), plain, "{len} bytes");
     }
     // Other lengths are still not OutGauge.
