@@ -12,10 +12,13 @@
 # (each test picks its own), which is what lets them run side by side. The doc tests run with
 # `cargo test --doc` as one more job. Prints the slowest binaries at the end.
 # Usage: scripts/test-run.sh   TEST_JOBS=N binaries at once (default 3); TEST_JOBS=1 runs them
-#        one by one, as `cargo test --workspace` does.
+#        one by one, as `cargo test --workspace` does. TEST_CPU_NICE=N the CPU-bound crates'
+#        niceness (default 19; 0 on a machine busy with other work at nice 0, which would
+#        otherwise leave them almost no CPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${TEST_JOBS:-3}"
+cpu_nice="${TEST_CPU_NICE:-19}"
 scratch="$(mktemp -d /tmp/rigd-test-run.XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
 # Times of the last run (slowest first), so the long binaries start first and the pool ends
@@ -25,7 +28,7 @@ times_file="${CARGO_TARGET_DIR:-target}/test-run-times.txt"
 # The test executables with their package's directory, from cargo's own build messages (a
 # no-op build when the test command's build step ran).
 cargo test --workspace --no-run --quiet --message-format=json >"$scratch/build.json"
-python3 - "$scratch/build.json" "$times_file" >"$scratch/jobs" <<'EOF'
+python3 - "$scratch/build.json" "$times_file" "$cpu_nice" >"$scratch/jobs" <<'EOF'
 import json, os, sys
 previous = {}
 if os.path.exists(sys.argv[2]):
@@ -45,8 +48,8 @@ for line in open(sys.argv[1]):
     if kind != "test":
         name += f" ({kind} unit tests)"
     cpu_bound = os.path.basename(package) in ("physics", "protocols", "rig-config", "rig-toml", "types")
-    jobs.append((previous.get(name, 1e9), name, message["executable"], package, 19 if cpu_bound else 0))
-jobs.append((previous.get("doc tests", 1e9), "doc tests", "doc", os.getcwd(), 19))
+    jobs.append((previous.get(name, 1e9), name, message["executable"], package, sys.argv[3] if cpu_bound else 0))
+jobs.append((previous.get("doc tests", 1e9), "doc tests", "doc", os.getcwd(), sys.argv[3]))
 for seconds, name, exe, package, nice in sorted(jobs, key=lambda j: -j[0]):
     print(f"{name}\t{exe}\t{package}\t{nice}")
 EOF
