@@ -24,6 +24,7 @@ have pkg-config || need_pkgs+=(pkg-config)
 
 if [ "$mode" = test ]; then
     have tmux || need_pkgs+=(tmux)                        # dashboard end-to-end test
+    have python3 || need_pkgs+=(python3)                  # the soak's monitor, the test runner
     have systemd-analyze || need_pkgs+=(systemd)          # unit file verification
     have cyclictest || need_pkgs+=(rt-tests)              # loop latency comparison
 fi

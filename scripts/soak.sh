@@ -15,12 +15,13 @@
 #   SOAK_PROFILE=release   soak the release build (default: the test profile the tests build)
 #   SOAK_NO_TMUX=1         run rigd without its dashboard
 #   SOAK_CYCLICTEST=0|1    the cyclictest comparison off or on (default: on in HOURS mode)
+#   SOAK_BUILT=1           skip the build (the caller has just built the test profile)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 case "${1:-}" in
     --minutes) minutes="${2:?--minutes needs a number}"; compare="${SOAK_CYCLICTEST:-0}" ;;
-    ''|-h|--help) sed -n '2,19p' "$0" >&2; exit 2 ;;
+    ''|-h|--help) sed -n '2,18p' "$0" >&2; exit 2 ;;
     *) minutes="$(awk -v h="$1" 'BEGIN { if (h + 0 <= 0) exit 1; print h * 60 }')" \
            || { echo "soak: HOURS must be a positive number, e.g. 1 or 0.05" >&2; exit 2; }
        compare="${SOAK_CYCLICTEST:-1}" ;;
@@ -30,7 +31,11 @@ command -v python3 >/dev/null || {
     apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3 >/dev/null
 }
 profile="${SOAK_PROFILE:-test}"
-if [ "$profile" = test ]; then
+if [ "${SOAK_BUILT:-0}" = 1 ]; then
+    # The test command built it just before, and runs clippy beside the soak: a cargo call here
+    # would wait for clippy's lock on the target dir and start the soak that much later.
+    :
+elif [ "$profile" = test ]; then
     # Exactly what `cargo test --workspace` builds (rigd's and rig-soak-plot's binaries among
     # it): a `cargo build -p` would resolve other features for the shared dependencies and
     # build rigd a second time. In the test command this is a no-op.

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: installs missing system packages, checks formatting and
-# lints, runs every crate's tests, then the checks that need real system parts, the fuzzers
-# and the 3-minute soak. Each step prints its time, and the last lines list them all.
-# The soak (3 minutes of mostly waiting) runs in the background from the end of `cargo test`
-# while the short steps after it run at nice 19 (systemd verify, the .deb, the fuzzers' build
-# and run): CFS then gives rigd and the soak's monitor the CPU they ask for, and the soak's
-# verdict does not depend on load (docs/reliability.md). vmrig (QEMU, both cores) runs after.
+# The whole test suite, as CI runs it: installs missing system packages, checks formatting,
+# builds every test, runs the 3-minute soak, lints, checks the systemd unit and the Debian
+# package, runs every fuzz target, then every crate's tests, then rigd against the real kernel
+# drivers in QEMU. Each step prints its time, and the last lines list them all.
+# The soak (3 minutes of mostly waiting) runs in the background from the end of the build
+# while the CPU-bound steps run at nice 19 beside it (clippy, systemd verify, the .deb, the
+# fuzzers' build and run): CFS then gives rigd and the soak's monitor the CPU they ask for, and
+# the soak's verdict does not depend on load (docs/reliability.md). The tests run after the
+# soak (they start rigd and listeners of their own); vmrig (QEMU, both cores) runs last.
 # Extra checks: one line each at the end (owners add their own script here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,27 +34,23 @@ step() {
 
 step "system packages" scripts/ensure-deps.sh test
 step "cargo fmt --check" cargo fmt --all -- --check
-step "cargo clippy (all targets, -D warnings)" cargo clippy --workspace --all-targets --quiet -- -D warnings
-run_tests() { cargo test --workspace --quiet 2>&1 | tee /tmp/rigd-test.log; }
-step "cargo test (workspace)" run_tests
+# Every test binary and rigd first, then the 3-minute soak in the background (it runs the rigd
+# built here), then the CPU-bound steps at nice 19 beside it, the tests once it is done.
+step "cargo test: build (workspace, no run)" cargo test --workspace --no-run --quiet
 
-# The soak and the fuzzers add about 5 minutes here and would take CI (about 1.45x slower,
-# a cold fuzz build) past its 30-minute budget now that cargo test takes 12 minutes: they run
-# with RIGD_TEST_LONG=1 (docs/reliability.md, docs/fuzzing.md).
-long="${RIGD_TEST_LONG:-0}"
-# The soak in the background; its output goes to a log printed when it is waited for.
-if [ "$long" = 1 ]; then
+# The soak in the background, in its own process group (setsid), so a failing step's exit can
+# stop it with rigd and the monitor; its output goes to a log printed when it is waited for.
 soak_log="$(mktemp /tmp/rigd-soak.XXXXXX)"
 soak_t0=$SECONDS
 echo "== soak: 3 minutes with everything on at once, in the background (docs/reliability.md)" >&2
-# Its own process group (setsid), so a failing step's exit can stop it with rigd and the monitor.
-setsid scripts/soak.sh --minutes 3 >"$soak_log" 2>&1 &
+SOAK_BUILT=1 setsid scripts/soak.sh --minutes 3 >"$soak_log" 2>&1 &
 soak_pid=$!
-fi
 
+# Beside the soak, at nice 19 (CFS gives rigd and the monitor the CPU they ask for): the steps
+# that need no loopback ports, ptys or tmux sessions of their own, so none meets the soak's.
+step "cargo clippy (all targets, -D warnings)" nice -n 19 cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "systemd-analyze verify (systemd/)" nice -n 19 scripts/verify-systemd.sh
 step "deb: build the package, install it into a scratch root, remove, purge" nice -n 19 scripts/test-deb.sh
-if [ "$long" = 1 ]; then
 step "fuzz: every target 3 s, 2 at a time, from fuzz/corpus (docs/fuzzing.md)" nice -n 19 scripts/fuzz.sh 3
 
 soak_rc=0
@@ -60,9 +58,12 @@ wait "$soak_pid" || soak_rc=$?
 soak_pid=
 cat "$soak_log" >&2
 rm -f "$soak_log"
-times+=("$(printf '%5d s  %s' $((SECONDS - soak_t0)) "soak (3 minutes, background since the end of cargo test)")")
+times+=("$(printf '%5d s  %s' $((SECONDS - soak_t0)) "soak (3 minutes, background since the build; the steps above ran beside it)")")
 echo "== soak: $((SECONDS - soak_t0)) s, exit $soak_rc" >&2
 [ "$soak_rc" -eq 0 ] || { echo "test: the soak missed a goal (its verdict above)" >&2; exit 1; }
-fi
+
+# The tests start rigd, tmux sessions and loopback listeners of their own: after the soak.
+# Three test binaries at a time (most wait on real processes), the doc tests among them.
+step "tests: every test binary and the doc tests, 3 at a time (scripts/test-run.sh)" scripts/test-run.sh
 
 step "vmrig: rigd against the real kernel input/FF drivers (QEMU)" scripts/test-vmrig.sh

@@ -12,6 +12,8 @@
 //!   sees the missed deadlines, the platform parks from where it was within its limits, and
 //!   rejoins its cues after a second on time; `STATUS=` counts the fault hold.
 
+#[path = "fault_support/seat.rs"]
+mod fault_seat;
 mod fault_support;
 mod motion_pty;
 mod smc3_board;
@@ -21,49 +23,11 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use fault_seat::{assert_ramp, following_cues, park, plug_board, smc3_output};
 use fault_support::{number_after, point_link};
 use motion_pty::Pty;
-use smc3_board::{
-    max_step, max_step_change, seat_platform, usable_travel, BoardOnPty, BOOT_TARGET, RATE_HZ,
-};
-use smc3_wire::counts;
+use smc3_board::{max_step, seat_platform, BoardOnPty, BOOT_TARGET, RATE_HZ};
 use support::*;
-
-fn smc3_output(link: &Path) -> String {
-    format!(
-        "preset = \"smc3\"\nserial_port = \"{}\"\npost_open_delay_ms = 300\n",
-        link.display()
-    )
-}
-
-fn park() -> u16 {
-    counts(-usable_travel())
-}
-
-/// Every frame after `from` moves within the speed and acceleration limits (`from_rest`: the
-/// board starts still, else the step before `frames` is taken as the first one's).
-fn assert_ramp(from: [u16; 3], frames: &[[u16; 3]], what: &str) {
-    let mut previous = from;
-    let mut previous_step = [0i32; 2];
-    for (n, f) in frames.iter().enumerate() {
-        for axis in 0..2 {
-            let step = i32::from(f[axis]) - i32::from(previous[axis]);
-            assert!(
-                step.unsigned_abs() <= u32::from(max_step()),
-                "{what}: frame {n} axis {axis} stepped {step} counts ({previous:?} -> {f:?}), limit {}",
-                max_step()
-            );
-            let change = (step - previous_step[axis]).unsigned_abs();
-            assert!(
-                n == 0 || change <= u32::from(max_step_change()),
-                "{what}: frame {n} axis {axis} step changed by {change} counts, limit {}",
-                max_step_change()
-            );
-            previous_step[axis] = step;
-        }
-        previous = *f;
-    }
-}
 
 /// Frames that moved among the last `window` of `frames`.
 fn moving(frames: &[[u16; 3]], window: usize) -> usize {
@@ -73,8 +37,7 @@ fn moving(frames: &[[u16; 3]], window: usize) -> usize {
 
 /// True once the rig parked, rose and has followed its cues for a while.
 fn running(frames: &[[u16; 3]]) -> bool {
-    let parked = frames.iter().position(|f| f[0] == park() && f[1] == park());
-    parked.is_some_and(|p| frames[p..].windows(2).filter(|w| w[0] != w[1]).count() > 150)
+    following_cues(frames, 150)
 }
 
 struct Rig {
@@ -129,13 +92,6 @@ impl Rig {
         drop(self.dir);
         (status, stderr)
     }
-}
-
-/// A board behind a fresh pty, reachable at `link`.
-fn plug_board(link: &Path) -> BoardOnPty {
-    let pty = Pty::open();
-    point_link(link, &pty.slave_path);
-    BoardOnPty::start(pty)
 }
 
 #[test]

@@ -16,6 +16,8 @@
 //! neither has; its safe stop on a panic is the loop's, the path these tests take
 //! (`runtime_safety.rs` shows it in-process for any stage).
 
+#[path = "fault_support/seat.rs"]
+mod fault_seat;
 mod fault_support;
 mod motion_pty;
 mod smc3_board;
@@ -26,48 +28,18 @@ use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
-use fault_support::{point_link, Listener};
-use motion_pty::Pty;
-use smc3_board::{
-    max_step, max_step_change, seat_platform, usable_travel, BoardOnPty, BOOT_TARGET,
-};
-use smc3_wire::counts;
+use fault_seat::{assert_within_limits, following_cues, park, plug_board, smc3_output};
+use fault_support::Listener;
+use smc3_board::{max_step, seat_platform, BoardOnPty, BOOT_TARGET};
 use support::*;
 
 /// The planted panic comes this long after the loop started: the seat has risen and follows
 /// its cues by then (2-3 s on a busy host).
 const PANIC_AFTER_MS: u64 = 8000;
 
-fn park() -> u16 {
-    counts(-usable_travel())
-}
-
-/// Every frame of `frames` moves within the seat's speed and acceleration limits.
-fn assert_within_limits(frames: &[[u16; 3]], what: &str) {
-    let mut previous_step = [0i32; 2];
-    for (n, pair) in frames.windows(2).enumerate() {
-        for axis in 0..2 {
-            let step = i32::from(pair[1][axis]) - i32::from(pair[0][axis]);
-            assert!(
-                step.unsigned_abs() <= u32::from(max_step()),
-                "{what}: frame {n} axis {axis} stepped {step} counts, limit {}",
-                max_step()
-            );
-            let change = (step - previous_step[axis]).unsigned_abs();
-            assert!(
-                n == 0 || change <= u32::from(max_step_change()),
-                "{what}: frame {n} axis {axis} step changed by {change} counts, limit {}",
-                max_step_change()
-            );
-            previous_step[axis] = step;
-        }
-    }
-}
-
 /// True once the seat parked, rose and has followed its cues for a while.
 fn running(frames: &[[u16; 3]]) -> bool {
-    let parked = frames.iter().position(|f| f[0] == park() && f[1] == park());
-    parked.is_some_and(|p| frames[p..].windows(2).filter(|w| w[0] != w[1]).count() > 100)
+    following_cues(frames, 100)
 }
 
 /// The rig one test runs rigd on: the seat's board behind a pty at a stable path, the
@@ -83,10 +55,8 @@ struct Rig {
 impl Rig {
     fn new(name: &str) -> Rig {
         let dir = TempDir::new(name);
-        let pty = Pty::open();
         let link = dir.0.join("ttySEAT");
-        point_link(&link, &pty.slave_path);
-        let board = BoardOnPty::start(pty);
+        let board = plug_board(&link);
         let listener = Listener::bind(0);
         let config = dir.file("rigd.toml", &config(&link, listener.port));
         Rig {
@@ -127,13 +97,7 @@ fn config(link: &Path, port: u16) -> String {
     format!(
         "{TEST_CONFIG}\n[[telemetry]]\nformat = \"native\"\nrate_hz = 100\n\
          destinations = [\"127.0.0.1:{port}\"]\n{}",
-        seat_platform(
-            "seat",
-            &format!(
-                "preset = \"smc3\"\nserial_port = \"{}\"\npost_open_delay_ms = 300\n",
-                link.display()
-            )
-        )
+        seat_platform("seat", &smc3_output(link))
     )
 }
 
@@ -209,9 +173,8 @@ fn assert_panic_path(run: &PanicRun, stage: &str) {
 /// send telemetry again; SIGTERM then ends it with 0 and the seat parked.
 fn assert_restarts(mut rig: Rig) {
     std::thread::sleep(Duration::from_secs(1));
-    let pty = Pty::open();
-    point_link(&rig.link, &pty.slave_path);
-    drop(std::mem::replace(&mut rig.board, BoardOnPty::start(pty)).unplug());
+    let board = plug_board(&rig.link);
+    drop(std::mem::replace(&mut rig.board, board).unplug());
     let packets_before = rig.listener.count();
     let mut child = rig.start("restart", &[]);
     let frames = rig.board.wait_for(Duration::from_secs(30), running);

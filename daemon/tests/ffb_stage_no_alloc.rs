@@ -43,8 +43,10 @@ fn ten_thousand_ffb_ticks_ringing_the_writer_allocate_nothing() {
             _ => stage.on_tick(&frame),
         }
         if tick % 100 == 0 {
-            // Let the waiter run now and then, so rings find it both asleep and awake.
-            std::thread::yield_now();
+            // Let the waiter run now and then, so rings find it both asleep and awake. A short
+            // sleep rather than a yield: on a loaded host a yield can return at once a hundred
+            // times over and leave the waiter unscheduled (0 wakes at load 15).
+            std::thread::sleep(Duration::from_micros(200));
         }
     }
     counting_alloc::disarm();

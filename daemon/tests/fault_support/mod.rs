@@ -2,7 +2,8 @@
 //! in docs/reliability.md): waiting for a condition with a bound that names what was awaited,
 //! a stable device path that can be pointed at a new pty (a cable pulled and plugged back), a
 //! loopback UDP listener that keeps every arrival time (gaps show an output glitch), and
-//! reading numbers out of rigd's `STATUS=` text.
+//! reading numbers out of rigd's `STATUS=` text. The emulated SMC3 seat both motion fault
+//! tests run rigd with is in `seat.rs`, which only they compile in (it needs the board's modules).
 
 #![allow(dead_code)] // each test binary uses its own subset
 
