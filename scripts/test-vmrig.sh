@@ -8,8 +8,9 @@
 #
 # Env: VMRIG_OUT (artefacts and the kernel package cache, default /tmp/vmrig-rigd),
 #      VMRIG_TARGET_DIR (cargo target dir of the static build, kept apart from target/ because
-#      its flags differ; default /tmp/rigd-vmrig-target), VMRIG_TIMEOUT (default 360 s: the guest
-#      run takes about 135 s on a quiet host, up to about 185 s on an overloaded one).
+#      its flags differ; default /tmp/rigd-vmrig-target), VMRIG_TIMEOUT (default 480 s: the guest
+#      run took up to about 185 s on an overloaded host before the rumble-panic check, and
+#      316-322 s with it at load 15-17 with six other builds beside it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${VMRIG_OUT:-/tmp/vmrig-rigd}"
@@ -31,7 +32,7 @@ echo "== vmrig: build took $(( $(date +%s) - start )) s; kernel and initramfs" >
 tests/vmrig/harness/build.sh --out "$out" --guest "$guest"
 echo "== vmrig: boot and run" >&2
 set +e
-tests/vmrig/harness/run.sh --out "$out" --timeout "${VMRIG_TIMEOUT:-360}" > "$out/summary.txt"
+tests/vmrig/harness/run.sh --out "$out" --timeout "${VMRIG_TIMEOUT:-480}" > "$out/summary.txt"
 rc=$?
 set -e
 tr -d '\r' < "$out/serial.log" | grep -aE '^(RIGD-VMRIG|VMRIG-|vmrig_guest)' || true
