@@ -1,7 +1,7 @@
 //! vmrig guest tests: rigd's own device, input and FFB code against the real kernel drivers.
 //!
 //! Runs as `/guest-run` inside the vmrig QEMU guest (`tests/vmrig/harness`, run by
-//! `scripts/test-vmrig.sh`, which builds this file static), after the guest init loaded
+//! `scripts/test-vmrig.sh`, which builds this file with rigd's default features), after the guest init loaded
 //! hid-logitech, uinput, dummy_hcd and f_hid. The emulated G29 (046d:c24f) is attached by
 //! [`gadget::attach`]; its device side is `/dev/hidg0`: writing it produces input reports
 //! (9 bytes: 3 button bytes, hat, X lo/hi, Y, Z, Rz), reading it returns the 7-byte output
@@ -22,6 +22,7 @@ mod pid_descriptor;
 mod pid_gadget;
 mod pid_hidraw_checks;
 mod pid_model;
+mod rumble_checks;
 mod settings_checks;
 mod setup_checks;
 
@@ -1023,6 +1024,8 @@ fn main() {
     // Last, with no other wheel plugged in: the set-up commands on a uinput wheel and pedals.
     setup_checks::test_watch(&mut r);
     setup_checks::test_calibrate(&mut r);
+    // With no wheel plugged in either, so the daemon's first gamepad is the uinput pad.
+    rumble_checks::test_rumble_panic(&mut r);
     // Last of all: it sets the guest's wall clock (and puts it back).
     clock_checks::test_clock_jump(&mut r);
     println!("RIGD-VMRIG-SUMMARY failed={}", r.failed);

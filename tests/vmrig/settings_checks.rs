@@ -205,8 +205,8 @@ pub fn test_wheel_settings(r: &mut Results, hidg: &mut Hidg) {
 const fn uinput_ioctl(dir: u64, nr: u64) -> u64 {
     (dir << 30) | ((std::mem::size_of::<libc::uinput_ff_upload>() as u64) << 16) | (0x55 << 8) | nr
 }
-const UI_BEGIN_FF_UPLOAD: u64 = uinput_ioctl(3, 200);
-const UI_END_FF_UPLOAD: u64 = uinput_ioctl(1, 201);
+pub const UI_BEGIN_FF_UPLOAD: u64 = uinput_ioctl(3, 200);
+pub const UI_END_FF_UPLOAD: u64 = uinput_ioctl(1, 201);
 
 /// One upload as the uinput side received it: effect type, id and the first axis' condition
 /// block (raw: the evdev crate drops the damper's coefficients when it decodes one).

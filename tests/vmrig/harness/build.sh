@@ -5,7 +5,8 @@
 #
 # Usage: tests/vmrig/harness/build.sh --guest BIN [--out DIR] [--module NAME]...
 #
-#   --guest BIN    static binary run by the guest as /guest-run (required)
+#   --guest BIN    program run by the guest as /guest-run (required); static, or dynamically
+#                  linked with the shared libraries it needs (ldd) copied into the initramfs
 #   --out DIR      artefacts: vmlinux, initramfs.cpio.gz, kernel-release, modules.txt, and the
 #                  kernel package cache under DIR/kernel (default $VMRIG_OUT or /tmp/vmrig-rigd)
 #   --module NAME  one more kernel module (dependencies resolved), e.g. hid-thrustmaster
@@ -13,7 +14,7 @@
 # Env: VMRIG_KERNEL_PKG   kernel image package to use instead of what linux-image-amd64
 #                         depends on (e.g. to pin one kernel for a bisection).
 #
-# Needs busybox-static, cpio, kmod, xz-utils and apt-get (scripts/ensure-deps.sh vmrig
+# Needs busybox-static, cpio, kmod, xz-utils, ldd and apt-get (scripts/ensure-deps.sh vmrig
 # installs the first four). The kernel package is downloaded once (about 70 MB) and kept.
 set -euo pipefail
 
@@ -33,9 +34,9 @@ done
 say() { echo "[vmrig build] $*" >&2; }
 die() { echo "[vmrig build] error: $*" >&2; exit 1; }
 
-[ -n "$guest" ] || die "--guest BIN is required (the static program the guest runs)"
+[ -n "$guest" ] || die "--guest BIN is required (the program the guest runs)"
 [ -f "$guest" ] || die "guest program $guest not found (build it first)"
-for tool in busybox cpio depmod modprobe xz dpkg-deb apt-get apt-cache readelf gzip; do
+for tool in busybox cpio depmod modprobe xz dpkg-deb apt-get apt-cache readelf gzip ldd; do
     command -v "$tool" >/dev/null ||
         die "'$tool' is missing: run scripts/ensure-deps.sh vmrig (installs busybox-static cpio kmod xz-utils)"
 done
@@ -47,7 +48,6 @@ modules=(evdev uinput uhid hid-generic hid-logitech usbhid dummy_hcd usb_f_hid u
 modules+=("${extra_modules[@]}")
 
 is_static() { ! LC_ALL=C readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }
-is_static "$guest" || die "$guest is dynamically linked; build it with RUSTFLAGS='-C target-feature=+crt-static' --target x86_64-unknown-linux-gnu"
 
 mkdir -p "$out/kernel"
 out="$(cd "$out" && pwd)"
@@ -147,6 +147,17 @@ cp "$root/etc/vmrig/modules" "$out/modules.txt"
 
 install -m 0755 "$HARNESS/init" "$root/init"
 install -m 0755 "$guest" "$root/guest-run"
+# A dynamically linked guest (the default-feature build links libudev through gilrs, which has
+# no static library) gets its shared libraries and the loader at the paths ldd names, so the
+# guest's loader finds them where the host's does.
+if ! is_static "$guest"; then
+    LC_ALL=C ldd "$guest" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+        while read -r lib; do
+            mkdir -p "$root$(dirname "$lib")"
+            cp -L "$lib" "$root$lib"
+        done
+    [ -n "$(ls "$root"/lib64/ld-linux* 2>/dev/null)" ] || die "ldd named no loader for $guest"
+fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$out/initramfs.cpio.gz"
 say "kernel $release, $(wc -l < "$out/modules.txt") modules, initramfs $(du -h "$out/initramfs.cpio.gz" | cut -f1) in $out"
