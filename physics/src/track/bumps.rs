@@ -100,7 +100,9 @@ pub(crate) fn table_sin_cos(x: f64) -> (f64, f64) {
 #[inline]
 pub(crate) fn table_sin_cos4(x: F64x4) -> (F64x4, F64x4) {
     let angles = x.to_array();
-    if angles.iter().any(|a| a.abs() > TABLE_LIMIT) {
+    let beyond = |k: usize| angles[k].abs() > TABLE_LIMIT;
+    // `|`, not `||` or `any`: four compares and one branch.
+    if beyond(0) | beyond(1) | beyond(2) | beyond(3) {
         let pairs = angles.map(table_sin_cos);
         return (
             F64x4::from_array(pairs.map(|p| p.0)),
