@@ -279,7 +279,7 @@ mod tests {
                 && a.d_dd.to_bits() == b.d_dd.to_bits()
         };
         let mut checked = 0;
-        let mut x = 0.37;
+        let mut x: f64 = 0.37;
         for _ in 0..2000 {
             x = (x * 3.7 + 0.123).fract();
             let s = [x * 5000.0 - 300.0, x * 4321.0, 17.0 + x, -x * 40.0];

@@ -522,30 +522,37 @@ impl Ribbon {
         self.locate_walked(walked, p, hint)
     }
 
-    /// [`Ribbon::locate`] after the walk from the hint (`walked`).
+    /// [`Ribbon::locate`] after the walk from the hint (`walked`). Inlined into each query;
+    /// the scan is out of line (only points past a barrier or a far-off hint take it), so
+    /// the common path saves and restores few registers.
+    #[inline(always)]
     fn locate_walked(&self, walked: Option<Walked>, p: [f64; 2], hint: &mut TrackHint) -> Located {
         let local = walked
             .map(|w| self.refine(w, p))
             .filter(|loc| self.plausible(loc));
         let loc = match local {
             Some(loc) if self.inside_barriers(&loc) => loc,
-            // Beyond the hinted part's barrier the point may belong to another part of the
-            // track that runs close by (the straights either side of a hairpin): the nearer
-            // centreline wins. Only points past a barrier pay for the scan.
-            local => {
-                let start = self.nearest_sample(p);
-                let walked = self
-                    .walk(start, p)
-                    .unwrap_or_else(|| self.walked_at(start, p));
-                let global = self.refine(walked, p);
-                match local {
-                    Some(loc) if loc.d.abs() <= global.d.abs() => loc,
-                    _ => global,
-                }
-            }
+            local => self.locate_by_scan(local, p),
         };
         hint.segment = loc.i;
         loc
+    }
+
+    /// Beyond the hinted part's barrier the point may belong to another part of the track
+    /// that runs close by (the straights either side of a hairpin): the nearer centreline
+    /// wins between the hinted part's foot point (`local`, if plausible) and the scan's.
+    #[cold]
+    #[inline(never)]
+    fn locate_by_scan(&self, local: Option<Located>, p: [f64; 2]) -> Located {
+        let start = self.nearest_sample(p);
+        let walked = self
+            .walk(start, p)
+            .unwrap_or_else(|| self.walked_at(start, p));
+        let global = self.refine(walked, p);
+        match local {
+            Some(loc) if loc.d.abs() <= global.d.abs() => loc,
+            _ => global,
+        }
     }
 
     /// Interpolated profile value helper.
@@ -577,8 +584,9 @@ impl Ribbon {
         [0, 1, 2, 3].map(|k| self.ground_at(&locs[k], bumps[k]))
     }
 
-    /// The ground at a located point whose bump field value is `bump`.
-    #[inline]
+    /// The ground at a located point whose bump field value is `bump` (inlined into the
+    /// queries: a call per wheel cost ~20 instructions of register saves and copies).
+    #[inline(always)]
     fn ground_at(&self, loc: &Located, bump: BumpValue) -> GroundHit {
         let loc = *loc;
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
