@@ -286,7 +286,11 @@ mod tests {
             let d = [x * 12.0 - 6.0, -x * 3.0, 25.0 * x, 0.0];
             let four = field.at4(s, d);
             for k in 0..4 {
-                assert!(same(four[k], field.at(s[k], d[k])), "point {k} at s {}", s[k]);
+                assert!(
+                    same(four[k], field.at(s[k], d[k])),
+                    "point {k} at s {}",
+                    s[k]
+                );
                 checked += 1;
             }
         }

@@ -572,7 +572,11 @@ impl Ribbon {
 
     /// [`Ribbon::ground`] at four points (a car's wheels), each with its own hint: the same
     /// bits as four single queries, with the bump field's sines of the four in lanes.
-    pub(crate) fn ground4(&self, points: [[f64; 2]; 4], hints: &mut [TrackHint; 4]) -> [GroundHit; 4] {
+    pub(crate) fn ground4(
+        &self,
+        points: [[f64; 2]; 4],
+        hints: &mut [TrackHint; 4],
+    ) -> [GroundHit; 4] {
         let [h0, h1, h2, h3] = hints;
         let locs = [
             self.locate(points[0], h0),
@@ -1066,7 +1070,8 @@ mod tests {
         for (n, name) in crate::track::BUILTIN_NAMES.iter().enumerate() {
             let r = ribbon(name);
             let mut rng = Lcg(5 + n as u64);
-            let (mut four_hints, mut single_hints) = ([TrackHint::default(); 4], [TrackHint::default(); 4]);
+            let (mut four_hints, mut single_hints) =
+                ([TrackHint::default(); 4], [TrackHint::default(); 4]);
             let mut s = rng.next() * r.length_m;
             for k in 0..3_000 {
                 s += rng.next() * 0.5;
@@ -1089,8 +1094,15 @@ mod tests {
                 for w in 0..4 {
                     let one = r.ground(points[w][0], points[w][1], &mut single_hints[w]);
                     assert_eq!(four_hints[w], single_hints[w], "{name} wheel {w}");
-                    assert_eq!(four[w].height_m.to_bits(), one.height_m.to_bits(), "{name} {w}");
-                    assert_eq!(four[w].normal.map(f64::to_bits), one.normal.map(f64::to_bits));
+                    assert_eq!(
+                        four[w].height_m.to_bits(),
+                        one.height_m.to_bits(),
+                        "{name} {w}"
+                    );
+                    assert_eq!(
+                        four[w].normal.map(f64::to_bits),
+                        one.normal.map(f64::to_bits)
+                    );
                     assert_eq!(four[w].surface, one.surface);
                 }
             }

@@ -2,8 +2,8 @@
 //! deflection and radial load, the contact frame (forward, lateral, normal), the contact
 //! patch velocity and the slip prediction at the start-of-step spin rate.
 //!
-//! Inputs: the start state, the body frame, the road-wheel steer angles, the track (the
-//! wheels' ground hints are updated). Outputs: each [`WheelWork`]'s contact fields, load,
+//! Inputs: the start state, the body frame, the road-wheel steer angles, the track (one
+//! query for the four wheels, [`Track::ground4`]; the wheels' ground hints are updated). Outputs: each [`WheelWork`]'s contact fields, load,
 //! slip, and the Magic Formula's four-wheel inputs ([`TyreInputs`]) with the surface's effect
 //! on grip, peak slip and relaxation ([`crate::surface`]), among them each tyre's
 //! inclination to the ground: its camber relative to the body (static plus gain with travel)
