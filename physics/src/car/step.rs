@@ -50,7 +50,8 @@ impl Car {
         let controls = self.controls;
         let frame = StepFrame::of(&self.state, &self.corners);
         let inputs = self.driver_inputs(&controls, dt);
-        let mut work = self.suspension_forces(&frame, dt);
+        let mut work = [WheelWork::default(); 4];
+        self.suspension_forces(&frame, &mut work, dt);
         let tyre_inputs = self.wheel_contacts(track, &frame, inputs.steer_sin_cos, &mut work, dt);
         // A kerb strike or landing hard enough breaks a link (from the next step on).
         self.take_damage(&[0.0; 8], &tyre_inputs.loads);

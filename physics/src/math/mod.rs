@@ -481,7 +481,7 @@ const PIO2_LO: f64 = 2.022_266_248_795_950_6e-21;
 /// Largest |x| [`sin_cos`] reduces itself; beyond it the library's reduction is used.
 const REDUCTION_LIMIT: f64 = 1.0e5;
 /// 1.5 * 2^52: adding and subtracting it rounds a smaller number to an integer.
-const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
+pub(crate) const ROUNDING_SHIFT: f64 = 6_755_399_441_055_744.0;
 
 /// `x` rounded to the nearest integer (ties to even) for |x| < 2^51, without a library call
 /// or a branch: the reductions of [`sin_cos`] and the bump waves' sine table use it.

@@ -9,8 +9,15 @@
 //! surface), so they come from [`table_sin_cos`]: a 256-entry table of exact values built at
 //! compile time and 4-term series for the remainder, within 1e-15 of the library's values
 //! (tested).
+//!
+//! A car's four wheels query the field together ([`BumpField::at4`]): the same operations in
+//! the same order as four [`BumpField::at`] calls, each wave's sines done in SSE2 lanes, one
+//! wheel per lane, so the results are the same bits (tested) for about a third of the
+//! instructions.
 
 use std::f64::consts::TAU;
+
+use crate::math::{F64x4, ROUNDING_SHIFT};
 
 /// Entries of the sine table over one turn (a power of two).
 const TABLE_SIZE: usize = 256;
@@ -78,6 +85,38 @@ pub(crate) fn table_sin_cos(x: f64) -> (f64, f64) {
     let q = crate::math::round_to_integer(x * (TABLE_SIZE as f64 / TAU));
     let r = (x - q * STEP_HI) - q * STEP_LO;
     let [sin_a, cos_a] = SINE_TABLE[(q as i64 as usize) & (TABLE_SIZE - 1)];
+    let z = r * r;
+    let sin_r = r + r * z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5_040.0)));
+    let cos_r_minus_1 = z * (-0.5 + z * (1.0 / 24.0 + z * (-1.0 / 720.0)));
+    (
+        sin_a + (sin_a * cos_r_minus_1 + cos_a * sin_r),
+        cos_a + (cos_a * cos_r_minus_1 - sin_a * sin_r),
+    )
+}
+
+/// [`table_sin_cos`] of four angles in lanes: the same operations lane by lane, so the same
+/// bits as four scalar calls. When any angle is beyond the table's range all four take the
+/// scalar path.
+#[inline]
+pub(crate) fn table_sin_cos4(x: F64x4) -> (F64x4, F64x4) {
+    let angles = x.to_array();
+    let beyond = |k: usize| angles[k].abs() > TABLE_LIMIT;
+    // `|`, not `||` or `any`: four compares and one branch.
+    if beyond(0) | beyond(1) | beyond(2) | beyond(3) {
+        let pairs = angles.map(table_sin_cos);
+        return (
+            F64x4::from_array(pairs.map(|p| p.0)),
+            F64x4::from_array(pairs.map(|p| p.1)),
+        );
+    }
+    // `round_to_integer` lane by lane.
+    let q = (x * (TABLE_SIZE as f64 / TAU) + ROUNDING_SHIFT) - ROUNDING_SHIFT;
+    let r = (x - q * STEP_HI) - q * STEP_LO;
+    let entries = q
+        .to_array()
+        .map(|q| SINE_TABLE[(q as i64 as usize) & (TABLE_SIZE - 1)]);
+    let sin_a = F64x4::from_array(entries.map(|e| e[0]));
+    let cos_a = F64x4::from_array(entries.map(|e| e[1]));
     let z = r * r;
     let sin_r = r + r * z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5_040.0)));
     let cos_r_minus_1 = z * (-0.5 + z * (1.0 / 24.0 + z * (-1.0 / 720.0)));
@@ -163,6 +202,25 @@ impl BumpField {
         out
     }
 
+    /// [`BumpField::at`] at four points (`s_m[k]`, `d_m[k]`), bit for bit, in lanes.
+    pub(crate) fn at4(&self, s_m: [f64; 4], d_m: [f64; 4]) -> [BumpValue; 4] {
+        let (s, d) = (F64x4::from_array(s_m), F64x4::from_array(d_m));
+        let zero = F64x4::splat(0.0);
+        let (mut height, mut d_ds, mut d_dd) = (zero, zero, zero);
+        for w in &self.waves {
+            let (sin, cos) = table_sin_cos4(w.k_s * s + w.k_d * d + w.phase);
+            height = height + w.amplitude * sin;
+            d_ds = d_ds + w.slope_amplitude[0] * cos;
+            d_dd = d_dd + w.slope_amplitude[1] * cos;
+        }
+        let (height, d_ds, d_dd) = (height.to_array(), d_ds.to_array(), d_dd.to_array());
+        [0, 1, 2, 3].map(|k| BumpValue {
+            height_m: height[k],
+            d_ds: d_ds[k],
+            d_dd: d_dd[k],
+        })
+    }
+
     /// The field as [`BumpField::at`] computed it before the table-based sine (each wave on
     /// `math::sin_cos`, zero waves skipped): the oracle of the ground query tests.
     #[cfg(test)]
@@ -208,6 +266,41 @@ mod tests {
             assert!((fast.d_dd - reference.d_dd).abs() < 1e-16);
         }
         assert_ne!(field, BumpField::new(0.02, 17.0, lap, 43));
+    }
+
+    /// Four points at once give the bits of four single queries, including points whose
+    /// angles leave the table's range (all four then take the scalar path) and NaN.
+    #[test]
+    fn four_points_at_once_are_four_single_queries_bit_for_bit() {
+        let field = BumpField::new(0.02, 17.0, 4321.0, 7);
+        let same = |a: BumpValue, b: BumpValue| {
+            a.height_m.to_bits() == b.height_m.to_bits()
+                && a.d_ds.to_bits() == b.d_ds.to_bits()
+                && a.d_dd.to_bits() == b.d_dd.to_bits()
+        };
+        let mut checked = 0;
+        let mut x: f64 = 0.37;
+        for _ in 0..2000 {
+            x = (x * 3.7 + 0.123).fract();
+            let s = [x * 5000.0 - 300.0, x * 4321.0, 17.0 + x, -x * 40.0];
+            let d = [x * 12.0 - 6.0, -x * 3.0, 25.0 * x, 0.0];
+            let four = field.at4(s, d);
+            for k in 0..4 {
+                assert!(
+                    same(four[k], field.at(s[k], d[k])),
+                    "point {k} at s {}",
+                    s[k]
+                );
+                checked += 1;
+            }
+        }
+        let (s, d) = ([1e9, 5.0, f64::NAN, -1e7], [0.0, 1.0, 2.0, 3.0]);
+        let four = field.at4(s, d);
+        for k in 0..4 {
+            let one = field.at(s[k], d[k]);
+            assert!(same(four[k], one) || (four[k].height_m.is_nan() && one.height_m.is_nan()));
+        }
+        assert_eq!(checked, 8000);
     }
 
     /// The table-based sine and cosine stay within a few units in the last place of the

@@ -241,6 +241,16 @@ impl Track {
         }
     }
 
+    /// Ground under four points (a car's wheels), each with its own hint: the same bits as
+    /// four [`Track::ground`] calls, with the ribbon's bump waves computed for the four at
+    /// once.
+    pub fn ground4(&self, points: [[f64; 2]; 4], hints: &mut [TrackHint; 4]) -> [GroundHit; 4] {
+        match &self.shape {
+            Shape::Plane { grade, surface } => points.map(|p| plane_ground(*grade, *surface, p[0])),
+            Shape::Ribbon(r) => r.ground4(points, hints),
+        }
+    }
+
     /// Along/across coordinates of a world point.
     pub fn project(&self, p: [f64; 3], hint: &mut TrackHint) -> TrackCoord {
         match &self.shape {

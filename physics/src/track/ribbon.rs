@@ -522,30 +522,37 @@ impl Ribbon {
         self.locate_walked(walked, p, hint)
     }
 
-    /// [`Ribbon::locate`] after the walk from the hint (`walked`).
+    /// [`Ribbon::locate`] after the walk from the hint (`walked`). Inlined into each query;
+    /// the scan is out of line (only points past a barrier or a far-off hint take it), so
+    /// the common path saves and restores few registers.
+    #[inline(always)]
     fn locate_walked(&self, walked: Option<Walked>, p: [f64; 2], hint: &mut TrackHint) -> Located {
         let local = walked
             .map(|w| self.refine(w, p))
             .filter(|loc| self.plausible(loc));
         let loc = match local {
             Some(loc) if self.inside_barriers(&loc) => loc,
-            // Beyond the hinted part's barrier the point may belong to another part of the
-            // track that runs close by (the straights either side of a hairpin): the nearer
-            // centreline wins. Only points past a barrier pay for the scan.
-            local => {
-                let start = self.nearest_sample(p);
-                let walked = self
-                    .walk(start, p)
-                    .unwrap_or_else(|| self.walked_at(start, p));
-                let global = self.refine(walked, p);
-                match local {
-                    Some(loc) if loc.d.abs() <= global.d.abs() => loc,
-                    _ => global,
-                }
-            }
+            local => self.locate_by_scan(local, p),
         };
         hint.segment = loc.i;
         loc
+    }
+
+    /// Beyond the hinted part's barrier the point may belong to another part of the track
+    /// that runs close by (the straights either side of a hairpin): the nearer centreline
+    /// wins between the hinted part's foot point (`local`, if plausible) and the scan's.
+    #[cold]
+    #[inline(never)]
+    fn locate_by_scan(&self, local: Option<Located>, p: [f64; 2]) -> Located {
+        let start = self.nearest_sample(p);
+        let walked = self
+            .walk(start, p)
+            .unwrap_or_else(|| self.walked_at(start, p));
+        let global = self.refine(walked, p);
+        match local {
+            Some(loc) if loc.d.abs() <= global.d.abs() => loc,
+            _ => global,
+        }
     }
 
     /// Interpolated profile value helper.
@@ -559,6 +566,33 @@ impl Ribbon {
 
     pub(crate) fn ground(&self, x: f64, y: f64, hint: &mut TrackHint) -> GroundHit {
         let loc = self.locate([x, y], hint);
+        let bump = self.bumps.at(loc.s, loc.d);
+        self.ground_at(&loc, bump)
+    }
+
+    /// [`Ribbon::ground`] at four points (a car's wheels), each with its own hint: the same
+    /// bits as four single queries, with the bump field's sines of the four in lanes.
+    pub(crate) fn ground4(
+        &self,
+        points: [[f64; 2]; 4],
+        hints: &mut [TrackHint; 4],
+    ) -> [GroundHit; 4] {
+        let [h0, h1, h2, h3] = hints;
+        let locs = [
+            self.locate(points[0], h0),
+            self.locate(points[1], h1),
+            self.locate(points[2], h2),
+            self.locate(points[3], h3),
+        ];
+        let bumps = self.bumps.at4(locs.map(|l| l.s), locs.map(|l| l.d));
+        [0, 1, 2, 3].map(|k| self.ground_at(&locs[k], bumps[k]))
+    }
+
+    /// The ground at a located point whose bump field value is `bump` (inlined into the
+    /// queries: a call per wheel cost ~20 instructions of register saves and copies).
+    #[inline(always)]
+    fn ground_at(&self, loc: &Located, bump: BumpValue) -> GroundHit {
+        let loc = *loc;
         let (a, b) = (&self.samples[loc.i], &self.samples[loc.i + 1]);
         let (t, d, ds) = (loc.t, loc.d, self.spacing_m);
         let (pa, pb) = (&a.profile, &b.profile);
@@ -593,7 +627,6 @@ impl Ribbon {
             dz_dd += slope * sign;
         }
 
-        let bump = self.bumps.at(loc.s, d);
         height += bump.height_m;
         dz_ds += bump.d_ds;
         dz_dd += bump.d_dd;
@@ -1025,6 +1058,53 @@ mod tests {
             for i in (0..r.n).step_by(7) {
                 let p = r.samples[i].centre.xy;
                 assert_eq!(r.nearest_sample(p), r.oracle_nearest_sample(p));
+            }
+        }
+    }
+
+    /// Four wheels' ground at once is four single queries, bit for bit, with the hints
+    /// moving alike: warm hints following four points that wander about the track together
+    /// (as a car's wheels do) and, now and then, cold ones (the scan).
+    #[test]
+    fn four_points_at_once_are_four_single_queries_bit_for_bit() {
+        for (n, name) in crate::track::BUILTIN_NAMES.iter().enumerate() {
+            let r = ribbon(name);
+            let mut rng = Lcg(5 + n as u64);
+            let (mut four_hints, mut single_hints) =
+                ([TrackHint::default(); 4], [TrackHint::default(); 4]);
+            let mut s = rng.next() * r.length_m;
+            for k in 0..3_000 {
+                s += rng.next() * 0.5;
+                if k % 100 == 0 {
+                    s = rng.next() * r.length_m;
+                    four_hints = [TrackHint::default(); 4];
+                    single_hints = four_hints;
+                }
+                let section = r.section(s);
+                let (sin, cos) = section.heading_rad.sin_cos();
+                let points = [0, 1, 2, 3].map(|w| {
+                    let lateral = (rng.next() - 0.5) * 2.0 * (section.barrier_left_m + 2.0);
+                    let along = [1.3, 1.3, -1.4, -1.4][w] + rng.next() * 0.1;
+                    [
+                        section.centre_m[0] + cos * along - sin * lateral,
+                        section.centre_m[1] + sin * along + cos * lateral,
+                    ]
+                });
+                let four = r.ground4(points, &mut four_hints);
+                for w in 0..4 {
+                    let one = r.ground(points[w][0], points[w][1], &mut single_hints[w]);
+                    assert_eq!(four_hints[w], single_hints[w], "{name} wheel {w}");
+                    assert_eq!(
+                        four[w].height_m.to_bits(),
+                        one.height_m.to_bits(),
+                        "{name} {w}"
+                    );
+                    assert_eq!(
+                        four[w].normal.map(f64::to_bits),
+                        one.normal.map(f64::to_bits)
+                    );
+                    assert_eq!(four[w].surface, one.surface);
+                }
             }
         }
     }

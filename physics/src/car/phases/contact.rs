@@ -2,8 +2,8 @@
 //! deflection and radial load, the contact frame (forward, lateral, normal), the contact
 //! patch velocity and the slip prediction at the start-of-step spin rate.
 //!
-//! Inputs: the start state, the body frame, the road-wheel steer angles, the track (the
-//! wheels' ground hints are updated). Outputs: each [`WheelWork`]'s contact fields, load,
+//! Inputs: the start state, the body frame, the road-wheel steer angles, the track (one
+//! query for the four wheels, [`Track::ground4`]; the wheels' ground hints are updated). Outputs: each [`WheelWork`]'s contact fields, load,
 //! slip, and the Magic Formula's four-wheel inputs ([`TyreInputs`]) with the surface's effect
 //! on grip, peak slip and relaxation ([`crate::surface`]), among them each tyre's
 //! inclination to the ground: its camber relative to the body (static plus gain with travel)
@@ -45,12 +45,14 @@ impl Car {
             surface_grip: [0.0; 4],
             rolling_coefficient: [0.0; 4],
         };
+        // The wheel centre is `travel` along body z from the droop hardpoint. The four
+        // wheels' ground comes from one query (the same as four single ones, cheaper).
+        let r_wcs = [0, 1, 2, 3].map(|i| frame.hardpoints[i] + zb * st.travel[i]);
+        let centres = r_wcs.map(|r_wc| st.position + r_wc);
+        let grounds = track.ground4(centres.map(|c| [c.x, c.y]), &mut self.wheel_hints);
         for i in 0..4 {
             let w = &mut work[i];
-            // The wheel centre is `travel` along body z from the droop hardpoint.
-            let r_wc = frame.hardpoints[i] + zb * st.travel[i];
-            let centre = st.position + r_wc;
-            let ground = track.ground(centre.x, centre.y, &mut self.wheel_hints[i]);
+            let (r_wc, centre, ground) = (r_wcs[i], centres[i], &grounds[i]);
             let n = Vec3::from_array(ground.normal);
             let distance = (centre.z - ground.height_m) * n.z;
             // The tyre is a disc in the wheel plane, not a sphere: leaned over by `lean` (the

@@ -3,15 +3,21 @@
 //! difference).
 //!
 //! Inputs: the start state's travel and unsprung vertical velocities, the body frame.
-//! Outputs: a fresh [`WheelWork`] per wheel with `travel_rate` and `suspension_force` set.
+//! Outputs: `travel_rate` and `suspension_force` set in each wheel's [`WheelWork`] (the
+//! caller's fresh record, filled in place: returning the four records by value cost two
+//! `memcpy` calls per step).
 
 use super::{StepFrame, WheelWork};
 use crate::car::Car;
 
 impl Car {
-    pub(in crate::car) fn suspension_forces(&self, frame: &StepFrame, dt: f64) -> [WheelWork; 4] {
+    pub(in crate::car) fn suspension_forces(
+        &self,
+        frame: &StepFrame,
+        work: &mut [WheelWork; 4],
+        dt: f64,
+    ) {
         let st = &self.state;
-        let mut work = [WheelWork::default(); 4];
         // A hardpoint's velocity along body z is v.zb + (omega x r).zb, the latter in body
         // coordinates (rotations keep cross and dot products): no rotated vectors needed.
         let v_z = st.velocity.dot(frame.zb);
@@ -30,6 +36,5 @@ impl Car {
             work[axle].suspension_force += f;
             work[axle + 1].suspension_force -= f;
         }
-        work
     }
 }
