@@ -33,8 +33,8 @@ fn fy_at_zero_slip(gamma: f64, fz: f64) -> f64 {
     let (c, d) = (m.pcy1, mu * fz);
     let b = ky / (c * d);
     let sign = if shy >= 0.0 { 1.0 } else { -1.0 };
-    let e = ((m.pey1 + m.pey2 * dfz) * (1.0 + m.pey5 * g * g - (m.pey3 + m.pey4 * g) * sign))
-        .min(1.0);
+    let e =
+        ((m.pey1 + m.pey2 * dfz) * (1.0 + m.pey5 * g * g - (m.pey3 + m.pey4 * g) * sign)).min(1.0);
     let bx = b * shy;
     d * (c * (bx - e * (bx - bx.atan())).atan()).sin() + svy
 }

@@ -188,7 +188,9 @@ fn builtin_set_follows_the_mf61_equations_with_the_tables_camber_coefficients() 
     ] {
         assert_eq!(c.get(key), Some(&table), "{key}");
     }
-    for absent in ["PHY3", "QBZ4", "PKY5", "PEY5", "QBZ6", "QDZ10", "QDZ11", "RBX3", "RBY4"] {
+    for absent in [
+        "PHY3", "QBZ4", "PKY5", "PEY5", "QBZ6", "QDZ10", "QDZ11", "RBX3", "RBY4",
+    ] {
         assert!(!c.contains_key(absent), "{absent} is not in the table");
     }
     let oracle = Oracle { c };
