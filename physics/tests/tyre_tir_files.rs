@@ -160,6 +160,62 @@ impl Oracle {
 }
 
 #[test]
+fn builtin_set_follows_the_mf61_equations_with_the_tables_camber_coefficients() {
+    // Pacejka (2006) Table A3.1's camber part as both public transcriptions give it
+    // (docs/tyres.md): MF 6.1's camber stiffness PKY6, PKY7 and Bt's QBZ5; no PHY3, no QBZ4.
+    let c = coefficients(BUILTIN_TIR);
+    assert_eq!(c["FITTYP"], 61.0);
+    for (key, table) in [
+        ("PDY3", -11.23),
+        ("PEY3", -0.083),
+        ("PEY4", -4.787),
+        ("PKY3", -0.028),
+        ("PKY6", -0.92),
+        ("PKY7", -0.24),
+        ("PVY3", -0.532),
+        ("PVY4", 0.039),
+        ("RVY3", 0.517),
+        ("QBZ5", -0.227),
+        ("QDZ3", 0.007),
+        ("QDZ4", 13.05),
+        ("QDZ8", -0.296),
+        ("QDZ9", -0.009),
+        ("QEZ5", -0.896),
+        ("QHZ3", 0.147),
+        ("QHZ4", 0.004),
+        ("SSZ3", 0.731),
+        ("SSZ4", -0.238),
+    ] {
+        assert_eq!(c.get(key), Some(&table), "{key}");
+    }
+    for absent in [
+        "PHY3", "QBZ4", "PKY5", "PEY5", "QBZ6", "QDZ10", "QDZ11", "RBX3", "RBY4",
+    ] {
+        assert!(!c.contains_key(absent), "{absent} is not in the table");
+    }
+    let oracle = Oracle { c };
+    let table = PACEJKA_2006_205_60R15.prepare();
+    for load in [2000.0, 4000.0, 6500.0] {
+        for kappa in [-0.1, 0.0, 0.05] {
+            for tan_alpha in [-0.12, 0.0, 0.03] {
+                for gamma_deg in [-4.0, 0.0, 2.0, 5.0] {
+                    let gamma = f64::to_radians(gamma_deg);
+                    let ours =
+                        table.combined_cambered(kappa, tan_alpha, gamma, load, GripScale::UNITY);
+                    let (fx, fy, mz) = oracle.forces(kappa, tan_alpha, gamma, load);
+                    let at = format!(
+                        "Fz {load} kappa {kappa} tan(alpha) {tan_alpha} gamma {gamma_deg} deg"
+                    );
+                    close(&format!("Fx at {at}"), ours.fx, fx, 1e-9, 1e-6);
+                    close(&format!("Fy at {at}"), ours.fy, fy, 1e-9, 1e-6);
+                    close(&format!("Mz at {at}"), ours.mz, mz, 1e-9, 1e-6);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn published_mf61_set_from_its_file_matches_the_equations() {
     let parsed = tir::parse(EXAMPLE, "tests/data/mf61_example.tir").unwrap();
     assert_eq!(parsed.mf.version, MfVersion::Mf61);

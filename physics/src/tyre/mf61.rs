@@ -151,15 +151,16 @@ pub struct Mf61 {
     pub ssz4: f64,
 }
 
-/// Pacejka (2006), Table A3.1: 205/60R15 91V at 2.2 bar, ISO signs, MF 5.2 camber equations
-/// (the book's). Combined-slip and aligning-moment coefficients from the same table;
-/// REX1/REX2/REY1/REY2/RHY2 are not listed there and are 0 (the usual default). The camber
-/// coefficients PDY3, PEY4, PKY3 are the project reference's transcription; PVY3, PVY4, RVY3,
-/// QDZ3, QDZ4, QDZ8, QDZ9, QEZ5, QHZ3, QHZ4, SSZ3, SSZ4 agree with two other transcriptions
-/// of the table; PHY3 and QBZ4 do not: the table's camber part is in MF 6.1's form (PKY6,
-/// PKY7, QBZ5), which this set does not use yet (docs/tyres.md has the sources and numbers).
+/// Pacejka (2006), Table A3.1: 205/60R15 91V at 2.2 bar, ISO signs, with the table's own
+/// camber equations (the book's, MF 6.1's camber form: gamma* = sin(gamma), the camber
+/// stiffness PKY6/PKY7 in SHy, Bt's QBZ5 |gamma*|, Dt's QDZ3 |gamma*|). Combined-slip and
+/// aligning-moment coefficients from the same table; REX1/REX2/REY1/REY2/RHY2 are not listed
+/// there and are 0 (the usual default). Every camber coefficient (PDY3, PEY3, PEY4, PKY3,
+/// PKY5, PKY6, PKY7, PVY3, PVY4, RBY4, RVY3, RBX3, QBZ5, QBZ6, QDZ3, QDZ4, QDZ8-QDZ11, QEZ5,
+/// QHZ3, QHZ4, SSZ3, SSZ4) agrees with two independent transcriptions of the table; the
+/// table has no PHY3 or QBZ4 (MF 5.2's), so they are 0 (docs/tyres.md has the sources).
 pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
-    version: MfVersion::Mf52,
+    version: MfVersion::Mf61,
     camber_range_rad: DEFAULT_CAMBER_RANGE_RAD,
     fnomin: 4000.0,
     r0: 0.313,
@@ -203,9 +204,9 @@ pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     pey5: 0.0,
     pky3: -0.028,
     pky5: 0.0,
-    pky6: 0.0,
-    pky7: 0.0,
-    phy3: 0.075,
+    pky6: -0.92,
+    pky7: -0.24,
+    phy3: 0.0,
     pvy3: -0.532,
     pvy4: 0.039,
     rby1: 6.461,
@@ -241,8 +242,8 @@ pub const PACEJKA_2006_205_60R15: Mf61 = Mf61 {
     qhz2: -0.002,
     ssz1: 0.043,
     ssz2: 0.001,
-    qbz4: -0.227,
-    qbz5: 0.0,
+    qbz4: 0.0,
+    qbz5: -0.227,
     qbz6: 0.0,
     qdz3: 0.007,
     qdz4: 13.05,
