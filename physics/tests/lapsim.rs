@@ -24,11 +24,9 @@ fn with_constant_lateral(envelope: &Envelope, lateral_mps2: f64) -> Envelope {
     constant
 }
 
-/// Agreement of lapsim and the full simulation from standstill. The goal is 1 %; the
-/// estimated envelope's launch (a fixed clutch-slip engine speed, no wheelspin) is 5 %
-/// faster over 100 m than the robot's launch today (docs/lapsim.md), so this holds today's
-/// figure and fails if it gets worse.
-const STRAIGHT_TOLERANCE: f64 = 0.055;
+/// Agreement of lapsim and the full simulation from standstill (the goal; 0.47 % over 100 m
+/// and 0.09 % over 400 m today, docs/lapsim.md).
+const STRAIGHT_TOLERANCE: f64 = 0.01;
 
 /// The full-throttle run uses the robot's shifting ([`Gears`]: launch with clutch slip,
 /// upshifts at the power-optimal speeds); the manoeuvre driver's launch changes up at 3 m/s
@@ -44,13 +42,19 @@ fn a_straight_from_standstill_takes_the_full_throttle_runs_time() {
     let mut gears = Gears::default();
     let mut sim = LapSim::new();
     let dt_s = 0.002;
-    // The clock starts when the engine runs (cranking it is not part of the run).
+    // The clock starts with the car at rest in first gear, clutch down (as a standing start is
+    // timed, and as lapsim's run from rest starts): cranking the engine and selecting first
+    // gear from neutral (0.3-0.4 s with the robot's clutch work) are not part of the run.
     let mut start_s = None;
     for length_m in [100.0, 400.0] {
         while world.telemetry(id).position_m[0] - start_x < length_m {
             let t = world.telemetry(id);
             assert!(t.time_s < 60.0, "at {:?} after 60 s", t.position_m);
-            if start_s.is_none() && t.drivetrain.engine_running {
+            if start_s.is_none()
+                && t.drivetrain.engine_running
+                && t.drivetrain.gear == 1
+                && !t.drivetrain.shifting
+            {
                 start_s = Some(t.time_s);
             }
             let shift = gears.update(&limits, &t, t.velocity_body_mps[0].max(0.0), dt_s);

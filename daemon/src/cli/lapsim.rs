@@ -1,9 +1,12 @@
 //! `rigd lapsim`: the quasi-steady-state lap-time simulation (`rig_physics::lapsim`) of a car
 //! on a track, for tuners judging a setup before driving it.
 //!
-//! The line is the robot's (`rig_physics::robot::line`, relaxed for the car's width); the
-//! envelope is estimated from the car data (`Envelope::estimate`) until measured envelope
-//! files can be read. Prints the lap and sector times, with `--compare-car` the second car's
+//! The line is the robot's (`rig_physics::robot::line`, relaxed for the car's width) or, with
+//! `--line`, a line file from `rigd line`; the envelope is estimated from the car data
+//! (`Envelope::estimate`) or, with `--envelope`, a measured file from `rigd envelope`. Both
+//! files are checked against --car (and the line against --track): a file made for another
+//! car or track, or a malformed one, exits 2 with the fix. `--compare-car` always runs its
+//! own robot line and estimated envelope. Prints the lap and sector times, with `--compare-car` the second car's
 //! and where it gains or loses time (per sector and the five stretches of 100 m that differ
 //! most), and with `--csv` the speed traces. `--repeat N` times N runs (the benchmark in
 //! docs/BENCHMARKS.md). Bad input (unknown car or track, a margin outside (0, 1]) exits 2.
@@ -12,8 +15,10 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use rig_physics::envelope::Envelope;
+use rig_physics::envelope::{file as envelope_file, Envelope};
 use rig_physics::lapsim::{compare, Course, Lap, LapSim};
+use rig_physics::line_search::drive::Course as LineCourse;
+use rig_physics::line_search::file::LineFile;
 use rig_physics::robot::{line, DriverLimits};
 use rig_physics::track::Track;
 use rig_physics::CarSpec;
@@ -40,12 +45,58 @@ fn bad(problem: rig_config::FieldProblem) -> BadInvocation {
     ))
 }
 
-/// The course of `car`'s line on `track` and its lap on the estimated envelope.
-fn run_car(track: &Track, car: &CarSpec, margin: f64, repeat: u32) -> (Run, f64) {
+/// The envelope and line to run a car with: a measured envelope and a line file when given.
+#[derive(Default)]
+struct Inputs {
+    envelope: Option<Envelope>,
+    line_offsets_m: Option<Vec<f64>>,
+}
+
+/// Reads `--envelope` and `--line` for `car` on `track`; a file that is malformed or made for
+/// another car or track is a bad invocation (exit 2) with the file's own message and fix.
+fn read_inputs(args: &LapsimArgs, track: &Track, car: &CarSpec) -> Result<Inputs, BadInvocation> {
+    let envelope = match &args.envelope {
+        Some(path) => Some(
+            envelope_file::load(path, car)
+                .map_err(|e| BadInvocation(format!("--envelope: {e}")))?,
+        ),
+        None => None,
+    };
+    let line_offsets_m = match &args.line {
+        Some(path) => {
+            let origin = path.display().to_string();
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                BadInvocation(format!(
+                    "--line: {origin} cannot be read: {e} (fix: give the path of a line file                      written by `rigd line --out FILE`)"
+                ))
+            })?;
+            let course = LineCourse::new(track.clone(), car.clone());
+            let offsets = LineFile::parse(&text, &origin)
+                .and_then(|file| file.check(&course, &origin))
+                .map_err(|e| BadInvocation(format!("--line: {e}")))?;
+            Some(offsets)
+        }
+        None => None,
+    };
+    Ok(Inputs {
+        envelope,
+        line_offsets_m,
+    })
+}
+
+/// The course of `car`'s line on `track` and its lap on its envelope (the robot's line and the
+/// estimate unless `inputs` give them).
+fn run_car(track: &Track, car: &CarSpec, inputs: &Inputs, margin: f64, repeat: u32) -> (Run, f64) {
     let limits = DriverLimits::from_car(car);
-    let stations = line::build(track, limits.half_width_m, true);
+    let stations = match &inputs.line_offsets_m {
+        Some(offsets) => line::from_offsets(track, limits.half_width_m, offsets),
+        None => line::build(track, limits.half_width_m, true),
+    };
     let course = Course::from_stations(track, &stations);
-    let envelope = Envelope::estimate(car);
+    let envelope = inputs
+        .envelope
+        .clone()
+        .unwrap_or_else(|| Envelope::estimate(car));
     let mut sim = LapSim::new();
     let started = Instant::now();
     for _ in 1..repeat {
@@ -117,15 +168,26 @@ pub fn run(args: &LapsimArgs) -> Result<()> {
         Some(name) => Some(load_car("--compare-car", name).map_err(bad)?),
         None => None,
     };
-    let (first, per_lap_s) = run_car(&track, &car, args.margin, args.repeat);
+    let inputs = read_inputs(args, &track, &car)?;
+    let (first, per_lap_s) = run_car(&track, &car, &inputs, args.margin, args.repeat);
     println!(
-        "lapsim on {} ({} points, estimated envelope, margin {}):",
+        "lapsim on {} ({} points, {} envelope, {} line, margin {}):",
         track.name(),
         first.course.points.len(),
+        if inputs.envelope.is_some() {
+            "measured"
+        } else {
+            "estimated"
+        },
+        if inputs.line_offsets_m.is_some() {
+            "file"
+        } else {
+            "robot"
+        },
         args.margin
     );
     print_run(&first);
-    let second = other.map(|car| run_car(&track, &car, args.margin, 1).0);
+    let second = other.map(|car| run_car(&track, &car, &Inputs::default(), args.margin, 1).0);
     if let Some(second) = &second {
         print_run(second);
         let comparison = compare::compare(

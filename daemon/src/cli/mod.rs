@@ -175,6 +175,13 @@ pub struct LapsimArgs {
     /// Fraction of the envelope's lateral and braking limits to use, (0, 1].
     #[arg(long, default_value_t = 1.0)]
     pub margin: f64,
+    /// A measured envelope for --car (written by `rigd envelope --car ...`) instead of the
+    /// estimate from the car data.
+    #[arg(long, value_hint = ValueHint::FilePath)]
+    pub envelope: Option<PathBuf>,
+    /// A line file for --car on --track (written by `rigd line`) instead of the robot's line.
+    #[arg(long, value_hint = ValueHint::FilePath)]
+    pub line: Option<PathBuf>,
     /// Write the speed trace (distance, speed, time, per run) as CSV to this file.
     #[arg(long, value_hint = ValueHint::FilePath)]
     pub csv: Option<PathBuf>,

@@ -22,7 +22,7 @@ use rig_physics::{
     CarId, CarSpec, CarTelemetry, DataError, FaultReport, NonFinite, Quantity, StepPhase, World,
 };
 
-use super::robots::{robot_controls, RobotDriver};
+use super::robots::{robot_controls, RobotDriver, SKILL_LEVELS};
 use crate::input::player_input::PlayerInput;
 
 /// The car or track of `[sim]` could not be loaded.
@@ -75,9 +75,12 @@ impl Simulation {
             _ => RobotDriver::plan(&world, spec),
         };
         let mut robots = Vec::with_capacity(sim.robots as usize);
-        for _ in 0..sim.robots {
+        let levels: Vec<RobotDriver> = (0..(sim.robots as usize).min(SKILL_LEVELS))
+            .map(|level| player_robot.for_robot(&world, level))
+            .collect();
+        for index in 0..sim.robots as usize {
             let car = world.add_car(spec);
-            robots.push((car, player_robot.clone()));
+            robots.push((car, levels[index % SKILL_LEVELS].clone()));
         }
         Simulation {
             world,

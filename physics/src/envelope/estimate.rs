@@ -23,13 +23,18 @@
 //! - Upshift speeds: where the next gear accelerates the car harder (or the rev limit).
 //! - Shift time: the gearbox's, plus the clutch work of a box that needs the pedal (as the
 //!   robot shifts: [`crate::robot::gears::CLUTCH_WORK_S`]).
-//! - The g-g shape between the axes: the friction circle (exponent 2) for both.
+//! - The g-g shape between the axes: the friction circle (exponent 2) for braking; for
+//!   driving the exponent through the drive left in a turn at the measurement's two combined
+//!   points (half and 0.8 of the lateral limit at 20 m/s): the driven axle's traction beside
+//!   its lateral force, through an open differential twice the light inside wheel's, less the
+//!   tyres' cornering drag (the road car: see `docs/lapsim.md`).
 //!
 //! What it leaves out (so a measured envelope is better): camber and tyre temperature,
 //! suspension geometry (roll centres), transient tyre and relaxation effects, and the
 //! differentials' locking (a limited-slip axle is treated as sharing thrust by load). Its error against the
 //! road car's measured figures is stated in `docs/lapsim.md` and held by a test.
 
+use super::measure::{exponent_through, COMBINED_SHARES, COMBINED_SPEED_MPS};
 use super::{Envelope, EnvelopePoint, EnvelopeSource, Provenance};
 use crate::aero::AIR_DENSITY_KG_PER_M3;
 use crate::drivetrain::engine::{Engine, LIMITER_BAND_RPM};
@@ -274,6 +279,79 @@ impl CarModel<'_> {
         accel
     }
 
+    /// Full-throttle acceleration at `speed_mps` while cornering at `lateral_mps2`, m/s^2: the
+    /// driven axles' traction left beside the lateral force each tyre carries (every tyre of an
+    /// axle at the same share of its lateral peak, on the friction ellipse), where an open
+    /// differential gives both wheels the same torque, so the light inside wheel sets it
+    /// (twice its remaining force); less drag, rolling resistance and the tyres' cornering drag
+    /// (lateral force times the tangent of the peak slip angle).
+    fn drive_in_turn(&self, speed_mps: f64, lateral_mps2: f64) -> f64 {
+        let loads = self.axle_loads(speed_mps);
+        let height = self.car.chassis.cog_height_m;
+        let wheelbase = self.car.chassis.wheelbase_m;
+        let static_total = self.axle_load_n[0] + self.axle_load_n[1];
+        let traction = |accel: f64| {
+            let pitch = self.mass_kg * accel.max(0.0) * height / wheelbase;
+            let axle_loads = [loads[0] - pitch, loads[1] + pitch];
+            (0..2)
+                .filter(|&axle| self.drive_share[axle] > 0.0)
+                .map(|axle| {
+                    let roll = self.mass_kg * lateral_mps2 * height * self.roll_share[axle]
+                        / self.track_m[axle];
+                    let wheel = 0.5 * axle_loads[axle];
+                    let (inside, outside) = ((wheel - roll).max(0.0), wheel + roll);
+                    let needed =
+                        self.mass_kg * lateral_mps2 * self.axle_load_n[axle] / static_total;
+                    let capacity =
+                        self.lateral_force(axle, inside) + self.lateral_force(axle, outside);
+                    let used = (needed / capacity.max(1e-9)).min(1.0);
+                    let left = (1.0 - used * used).sqrt();
+                    let remaining = |load: f64| self.longitudinal_force(axle, load) * left;
+                    let axle_force = if self.open_differential[axle] {
+                        2.0 * remaining(inside)
+                    } else {
+                        remaining(inside) + remaining(outside)
+                    };
+                    // The centre split gives each axle its share of the thrust: the first axle
+                    // to run out limits the car.
+                    axle_force / self.drive_share[axle]
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let cornering_drag = self.mass_kg * lateral_mps2 * self.cornering_drag_ratio;
+        let gears = self.car.drivetrain.gearbox.forward_ratios.len();
+        let best = |traction_n: f64| {
+            (0..gears)
+                .filter_map(|gear| {
+                    let force = self.engine_force_in_gear(gear, speed_mps)?.min(traction_n);
+                    Some(
+                        (force - self.resistance_n(speed_mps) - cornering_drag)
+                            / self.effective_mass_kg(gear),
+                    )
+                })
+                .fold(f64::MIN, f64::max)
+        };
+        let mut accel = best(f64::INFINITY);
+        for _ in 0..8 {
+            accel = best(traction(accel));
+        }
+        accel
+    }
+
+    /// Superellipse exponent of the driving half of the g-g diagram: through the points
+    /// [`Self::drive_in_turn`] gives at the measurement's combined runs (the shares
+    /// [`COMBINED_SHARES`] of the lateral limit at [`COMBINED_SPEED_MPS`]), the mean of the two
+    /// as `rigd envelope` takes it.
+    fn drive_exponent(&self) -> f64 {
+        let speed = COMBINED_SPEED_MPS;
+        let (lateral, axis) = (self.lateral_limit(speed), self.drive_limit(speed));
+        let exponents = COMBINED_SHARES.map(|share| {
+            let x = (self.drive_in_turn(speed, share * lateral) / axis).max(0.0);
+            exponent_through(x, share)
+        });
+        exponents.iter().sum::<f64>() / exponents.len() as f64
+    }
+
     /// Road speeds of the power-optimal upshifts (where the next gear accelerates the car
     /// harder, or the rev limit), m/s.
     fn upshift_speeds(&self) -> Vec<f64> {
@@ -375,7 +453,7 @@ impl Envelope {
             },
             points,
             brake_exponent: 2.0,
-            drive_exponent: 2.0,
+            drive_exponent: model.drive_exponent(),
             shift_time_s: car.drivetrain.gearbox.shift_time_s
                 + if car.drivetrain.gearbox.requires_clutch {
                     crate::robot::gears::CLUTCH_WORK_S

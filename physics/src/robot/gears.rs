@@ -1,5 +1,7 @@
 //! Gear shifting and clutch work for a robot: when to change gear (at the power-optimal upshift
-//! speeds of its envelope when it has them, else from engine speed and the gear ratios), the clutch-press / request / release sequence a manual box needs, launch and
+//! speeds of its envelope when it has them, else from engine speed and the gear ratios), the
+//! clutch-press / request / release sequence a manual box needs (with a throttle blip on a
+//! downshift to match the engine to the lower gear), launch and
 //! anti-stall clutch slip, and the starter. Plain state, no allocation.
 
 use super::limits::DriverLimits;
@@ -49,6 +51,9 @@ pub struct GearOutput {
     pub request: GearRequest,
     /// Throttle must be closed (shift in progress).
     pub lift: bool,
+    /// Full throttle to match the engine to the lower gear of a downshift while the clutch is
+    /// down (a blip), so engaging it does not brake the driven wheels into lock.
+    pub blip: bool,
     /// Starter engaged.
     pub starter: bool,
 }
@@ -59,6 +64,8 @@ pub struct Gears {
     phase: Phase,
     timer_s: f64,
     target: i8,
+    /// The shift in progress goes to a lower gear.
+    downshifting: bool,
     cooldown_s: f64,
 }
 
@@ -68,6 +75,7 @@ impl Default for Gears {
             phase: Phase::Driving,
             timer_s: 0.0,
             target: 0,
+            downshifting: false,
             cooldown_s: 0.0,
         }
     }
@@ -134,6 +142,7 @@ impl Gears {
             clutch: 0.0,
             request: GearRequest::None,
             lift: false,
+            blip: false,
             starter: false,
         };
         if limits.forward_gears == 0 || dt.forward_gears == 0 {
@@ -152,6 +161,7 @@ impl Gears {
                 let wanted = Gears::wanted(limits, dt.gear, dt.engine_rpm, speed_mps);
                 if wanted != dt.gear && self.cooldown_s == 0.0 && !dt.shifting {
                     self.target = wanted;
+                    self.downshifting = wanted < dt.gear;
                     self.timer_s = 0.0;
                     if needs_clutch {
                         self.phase = Phase::Pressing;
@@ -168,6 +178,7 @@ impl Gears {
             Phase::Pressing => {
                 out.clutch = 1.0;
                 out.lift = true;
+                out.blip = self.blip_due(limits, dt.engine_rpm, speed_mps);
                 if self.timer_s >= PRESS_S {
                     out.request = GearRequest::Select(self.target);
                     self.phase = Phase::Engaging;
@@ -177,6 +188,7 @@ impl Gears {
             Phase::Engaging => {
                 out.clutch = if needs_clutch { 1.0 } else { 0.0 };
                 out.lift = dt.shifting;
+                out.blip = needs_clutch && self.blip_due(limits, dt.engine_rpm, speed_mps);
                 if dt.gear == self.target && !dt.shifting {
                     self.phase = Phase::Releasing;
                     self.timer_s = 0.0;
@@ -192,6 +204,7 @@ impl Gears {
                     0.0
                 };
                 out.clutch = ramp.max(self.slip_clutch(limits, dt.gear, dt.engine_rpm, speed_mps));
+                out.blip = ramp > 0.0 && self.blip_due(limits, dt.engine_rpm, speed_mps);
                 if ramp == 0.0 {
                     self.phase = Phase::Driving;
                     self.cooldown_s = COOLDOWN_S;
@@ -199,6 +212,14 @@ impl Gears {
             }
         }
         out
+    }
+
+    /// Whether a downshift in progress needs the engine revved up: it runs below what the
+    /// target gear turns it at `speed_mps`.
+    fn blip_due(&self, limits: &DriverLimits, rpm: f64, speed_mps: f64) -> bool {
+        self.downshifting
+            && self.target > 0
+            && rpm < limits.rpm_in_gear(self.target as usize, speed_mps)
     }
 
     /// Clutch slip for launches and against stalling: pressed at idle, released once the

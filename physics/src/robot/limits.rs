@@ -32,6 +32,9 @@ pub struct DriverLimits {
     pub mu_long: f64,
     /// Fraction of the car's weight on the driven wheels (traction when accelerating).
     pub driven_weight_fraction: f64,
+    /// Which wheels the engine drives, in telemetry order (FL, FR, RL, RR): the ones the
+    /// robot's traction control watches.
+    pub driven_wheels: [bool; 4],
     /// Mass, kg.
     pub mass_kg: f64,
     /// Downforce per speed squared, N/(m/s)^2.
@@ -64,6 +67,9 @@ pub struct DriverLimits {
     /// Deceleration per unit of brake pedal below the tyres' limit (full brake torque over
     /// wheel radius and mass), m/s^2.
     pub brake_decel_per_pedal_mps2: f64,
+    /// True when the car has ABS: the robot keeps the pedal and lets it hold the wheels at
+    /// their peak slip (without, the robot eases the pedal itself).
+    pub abs: bool,
     /// Road speed at which to leave forward gear `i + 1` for the next, m/s (0: near the rev
     /// limit, see [`super::gears`]).
     pub upshift_speeds_mps: [f64; MAX_GEARS],
@@ -86,7 +92,13 @@ impl DriverLimits {
             crate::drivetrain::spec::Layout::Rwd => 1.0 - front_share,
             crate::drivetrain::spec::Layout::Awd => 1.0,
         };
+        let (front_driven, rear_driven) = match car.drivetrain.layout {
+            crate::drivetrain::spec::Layout::Fwd => (true, false),
+            crate::drivetrain::spec::Layout::Rwd => (false, true),
+            crate::drivetrain::spec::Layout::Awd => (true, true),
+        };
         DriverLimits {
+            driven_wheels: [front_driven, front_driven, rear_driven, rear_driven],
             mu_lat: BASE_TYRE_MU * car.tyre.grip_scale_lat,
             load_sensitivity: LOAD_SENSITIVITY,
             nominal_load_n: NOMINAL_LOAD_N,
@@ -110,6 +122,7 @@ impl DriverLimits {
             top_speed_mps: 90.0,
             brake_decel_per_pedal_mps2: car.brakes.max_torque_nm
                 / (car.tyre.unloaded_radius_m * car.chassis.mass_kg),
+            abs: car.brakes.abs,
             upshift_speeds_mps: [0.0; MAX_GEARS],
         }
     }

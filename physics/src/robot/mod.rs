@@ -10,7 +10,8 @@
 //! gently instead of at full lock), follows the profile with the plan's acceleration as
 //! feed-forward (full throttle where the plan drives at the limit, the brake pedal for the
 //! plan's deceleration, looked up a brake rise ahead) plus feedback on the speed error, keeps
-//! wheel slip in check, and shifts gears at the envelope's power-optimal upshift speeds with
+//! the driven wheels near their peak slip with a traction control (a throttle ceiling that
+//! integrates their slip past the peak) and the brakes off lock-up, and shifts gears at the envelope's power-optimal upshift speeds with
 //! the clutch work a manual box needs ([`gears`]).
 //! It also drives the direct-drive stub (no gearbox: gear 0, no shifting).
 //!
@@ -57,12 +58,27 @@ const SPEED_GAIN_PER_S: f64 = 2.0;
 const CORNERING_DRAG_RATIO: f64 = 0.15;
 /// Share of the plan's full-drive acceleration above which the robot is at full throttle.
 const FULL_DRIVE_SHARE: f64 = 0.9;
-/// Slip ratio above which the robot eases the throttle (traction control).
+/// Slip ratio of the driven wheels the traction control holds them at (near the tyres'
+/// longitudinal peak: more spins the wheel without more thrust).
 const TRACTION_SLIP: f64 = 0.12;
+/// Traction control: throttle ceiling taken off per second per unit of driven-wheel slip
+/// ratio above [`TRACTION_SLIP`], 1/s (a wheel at 0.3 slip loses 7 % of throttle per 10 ms).
+const TRACTION_CUT_PER_S: f64 = 40.0;
+/// Traction control: throttle ceiling given back per second while the driven wheels are
+/// below [`TRACTION_SLIP`], 1/s.
+const TRACTION_RECOVER_PER_S: f64 = 2.0;
 /// Slip ratio below which the robot eases the brake (anti-lock).
 const LOCK_SLIP: f64 = -0.12;
-/// Body slip angle at which the robot has closed the throttle, rad.
-const MAX_BODY_SLIP_RAD: f64 = 0.1;
+/// Body slip angle up to which the robot keeps full power with driven rear wheels, rad: power
+/// at the rear pushes a sliding tail further out.
+const REAR_DRIVE_SLIDE_START_RAD: f64 = 0.05;
+/// ... with only the front wheels driven, rad: a front-driven car at its lateral limit runs
+/// this much body slip in a steady turn (the road car: 0.09-0.11 rad at 7-9 m/s^2), and power
+/// at the front pulls a slide straight rather than feeding it; cutting power here cost the
+/// road car 2.5 m/s through the circuit's corners.
+const FRONT_DRIVE_SLIDE_START_RAD: f64 = 0.15;
+/// Body slip past the start over which the robot closes the throttle, rad.
+const SLIDE_SPAN_RAD: f64 = 0.05;
 /// Road-wheel angle per rad/s of yaw-rate error (proportional part of the yaw loop), s.
 const YAW_GAIN_S: f64 = 0.04;
 /// Integral gain of the yaw loop (learns the car's understeer), 1/s.
@@ -87,6 +103,9 @@ pub struct Robot {
     last_time_s: Option<f64>,
     /// Learned extra road-wheel angle per unit of commanded lateral acceleration, rad/(m/s^2).
     understeer_rad_per_mps2: f64,
+    /// Traction control's throttle ceiling (0..1): lowered while a driven wheel slips past
+    /// [`TRACTION_SLIP`], raised again while they grip.
+    traction_ceiling: f64,
 }
 
 impl Robot {
@@ -173,6 +192,7 @@ impl Robot {
             gears: gears::Gears::default(),
             last_time_s: None,
             understeer_rad_per_mps2: 0.0,
+            traction_ceiling: 1.0,
         }
     }
 
@@ -328,28 +348,49 @@ impl Robot {
             (0.0, pedal.clamp(0.0, 1.0))
         };
 
-        // Traction and lock-up control from the wheels' slip ratios, and no power in a slide.
+        // Traction control (an integrating throttle ceiling on the driven wheels' largest slip
+        // ratio, so an open differential's inside wheel is held near its peak instead of
+        // spinning up and then being cut hard), lock-up control, and no power in a slide.
         let wheels = &telemetry.wheels;
-        let max_slip = wheels.iter().map(|w| w.slip_ratio).fold(f64::MIN, f64::max);
+        let driven_slip = wheels
+            .iter()
+            .zip(self.limits.driven_wheels)
+            .filter(|(_, driven)| *driven)
+            .map(|(w, _)| w.slip_ratio)
+            .fold(0.0, f64::max);
         let min_slip = wheels.iter().map(|w| w.slip_ratio).fold(f64::MAX, f64::min);
-        if speed > 2.0 && max_slip > TRACTION_SLIP {
-            throttle *= (TRACTION_SLIP / max_slip).powi(2);
+        if speed > 2.0 && driven_slip > TRACTION_SLIP {
+            // Cut from the throttle actually in use, not from a ceiling far above it.
+            self.traction_ceiling = self.traction_ceiling.min(throttle)
+                - TRACTION_CUT_PER_S * (driven_slip - TRACTION_SLIP) * dt_s;
+        } else {
+            self.traction_ceiling += TRACTION_RECOVER_PER_S * dt_s;
         }
-        if min_slip < LOCK_SLIP {
+        self.traction_ceiling = self.traction_ceiling.clamp(0.0, 1.0);
+        throttle = throttle.min(self.traction_ceiling);
+        if min_slip < LOCK_SLIP && !self.limits.abs {
             brake *= 0.5;
         }
         // atan2 with a positive x is atan(y / x); the math version is cheap for small slips.
         let body_slip = crate::math::atan(telemetry.velocity_body_mps[1] / forward.abs().max(1.0));
         if speed > 5.0 {
-            // Ease off as the car starts to slide: full power up to half the tolerated body
-            // slip, almost none at it.
-            let excess = (body_slip.abs() / MAX_BODY_SLIP_RAD - 0.5) * 2.0;
+            // Ease off as the car starts to slide: full power up to the body slip of a steady
+            // turn at the limit, almost none at the tolerated body slip.
+            let start = if self.limits.driven_wheels[2] {
+                REAR_DRIVE_SLIDE_START_RAD
+            } else {
+                FRONT_DRIVE_SLIDE_START_RAD
+            };
+            let excess = (body_slip.abs() - start) / SLIDE_SPAN_RAD;
             throttle = throttle.min((1.0 - excess).clamp(0.05, 1.0));
         }
 
         let shift = self.gears.update(&self.limits, telemetry, speed, dt_s);
         if shift.lift {
             throttle = 0.0;
+        }
+        if shift.blip {
+            throttle = 1.0;
         }
         // A stub drivetrain (no gearbox) reports gear 0 and needs no requests.
         let gear_request = if telemetry.drivetrain.forward_gears == 0 {

@@ -49,6 +49,7 @@ mod tests {
             nominal_load_n: 4000.0,
             mu_long: 1.0,
             driven_weight_fraction: 0.5,
+            driven_wheels: [true; 4],
             mass_kg: 1000.0,
             downforce_n_per_mps2: 0.0,
             wheelbase_m: 2.6,
@@ -64,6 +65,7 @@ mod tests {
             auto_clutch: false,
             top_speed_mps: 90.0,
             brake_decel_per_pedal_mps2: 15.0,
+            abs: false,
             upshift_speeds_mps: [0.0; MAX_GEARS],
         }
     }
