@@ -100,7 +100,10 @@ fn max_radius_line(course: &Course, d: f64) -> (Vec<f64>, f64) {
                 middle.centre_m[0] - CORNER_RADIUS_M * outwards[0],
                 middle.centre_m[1] - CORNER_RADIUS_M * outwards[1],
             ];
-            ([o[0] - back * outwards[0], o[1] - back * outwards[1]], outwards)
+            (
+                [o[0] - back * outwards[0], o[1] - back * outwards[1]],
+                outwards,
+            )
         })
         .collect();
     let offsets = (0..course.station_count())
@@ -115,8 +118,7 @@ fn max_radius_line(course: &Course, d: f64) -> (Vec<f64>, f64) {
                 let length = from[0].hypot(from[1]);
                 // Inside the arc's angular span (theta/2 either side of the bisector), the
                 // line is where the station's normal crosses the circle on the outer side.
-                if (from[0] * bisector[0] + from[1] * bisector[1]) / length >= (0.5 * theta).cos()
-                {
+                if (from[0] * bisector[0] + from[1] * bisector[1]) / length >= (0.5 * theta).cos() {
                     let b = from[0] * left[0] + from[1] * left[1];
                     let discriminant = b * b - (length * length - radius * radius);
                     if discriminant >= 0.0 {
@@ -185,7 +187,10 @@ fn through_a_90_degree_corner_the_search_is_not_slower_than_the_widest_arc() {
     // track's geometry agree), and it stays inside the edges everywhere.
     let (widest, r_line) = max_radius_line(&course, d - ARC_MARGIN_M);
     for radius in corner_radii_m(&course, &widest) {
-        assert!((radius - r_line).abs() < 1e-6, "{radius} m against {r_line} m");
+        assert!(
+            (radius - r_line).abs() < 1e-6,
+            "{radius} m against {r_line} m"
+        );
     }
     for (j, offset) in widest.iter().enumerate() {
         let (lo, hi) = course.bounds_m(j);
@@ -256,7 +261,10 @@ fn on_a_circle_the_search_stays_on_the_fastest_constant_offset_line() {
         );
     }
     let (best_radius, best_lap) = laps[laps.len() - 1];
-    assert!(laps.iter().all(|&(_, t)| t >= best_lap), "the inside line is fastest");
+    assert!(
+        laps.iter().all(|&(_, t)| t >= best_lap),
+        "the inside line is fastest"
+    );
 
     // The search from the best constant line keeps its lap (within 0.05 %: the robot's
     // small tracking gains) and never gets worse.
