@@ -172,8 +172,8 @@ mod tests {
             .collect();
         state.host.racing_line_m = Some(line.clone().into());
         let cells = colour_cells(&state, THEME.map_line);
-        let rows = rows(&render(TrackMap(&view_at(&state, now)), 40, 12));
-        assert!(rows[0].contains("Map + line"), "{rows:?}");
+        let titled = rows(&render(TrackMap(&view_at(&state, now)), 40, 12));
+        assert!(titled[0].contains("Map + line"), "{titled:?}");
         // The circle spans about 120 of the ~440 m the 38 inner columns show: ~10 columns.
         let columns = |cells: &[(u16, u16)]| {
             let xs = cells.iter().map(|c| c.0);
@@ -182,7 +182,7 @@ mod tests {
         let (left, right) = columns(&cells);
         assert!(
             (8..=13).contains(&(right - left)),
-            "{left}..{right} {rows:?}"
+            "{left}..{right} {titled:?}"
         );
         assert!(cells.len() >= 16, "{} line cells", cells.len());
         // The trace is still drawn where the line is not.
@@ -190,10 +190,10 @@ mod tests {
         line[0] = [300.0, 0.0];
         state.host.racing_line_m = Some(line.into());
         let (_, right_far) = columns(&colour_cells(&state, THEME.map_line));
-        let rows = rows(&render(TrackMap(&view_at(&state, now)), 40, 12));
+        let shown = rows(&render(TrackMap(&view_at(&state, now)), 40, 12));
         assert!(
             right_far >= 36,
-            "the far point is fitted in: {right_far} {rows:?}"
+            "the far point is fitted in: {right_far} {shown:?}"
         );
     }
 
