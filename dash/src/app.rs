@@ -332,6 +332,7 @@ mod tests {
             title: "rigd telemetry out".to_owned(),
             lines: vec!["rigd native to 127.0.0.1:29777: sent 683, errors 0".to_owned()],
             driver: None,
+            racing_line_m: None,
         };
         let [narrow, wide] = both_sizes(&app, "long_numbers_drive");
         for shown in [&narrow, &wide] {

@@ -1,7 +1,8 @@
 //! What a program embedding the dashboard (rigd) shows besides the packets: a notice for the
 //! status line (rigd's newest warning, since its log goes to a file while the dashboard owns
 //! the terminal), who drives for the title bar, and extra lines for the rig page (rigd's per-destination telemetry
-//! counters), under a title of its choice.
+//! counters), under a title of its choice, and the racing line the robots drive (rigd's
+//! `[sim] robot_line`, as horizontal world points) for the track map.
 //!
 //! The embedder updates a [`HostFeed`] from any thread (never a real-time one: it takes a
 //! lock); the render loop copies it into [`crate::state::DashState::host`] once per frame.
@@ -10,7 +11,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The embedder's notice and extra lines, as drawn.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct HostInfo {
     /// One line for the status line (shown as a warning), e.g. the newest logged warning.
     pub notice: Option<String>,
@@ -21,6 +22,9 @@ pub struct HostInfo {
     /// Who drives the car, and why when nobody or the robot does (rigd: e.g. `robot: wheel
     /// 'wheel' (046d:c24f) not found; plug it in`), for the title bar.
     pub driver: Option<String>,
+    /// The racing line the robots drive, world `[x, y]` in metres, drawn on the track map
+    /// (shared: the render loop copies the info every frame).
+    pub racing_line_m: Option<Arc<[[f64; 2]]>>,
 }
 
 /// A shared, updatable [`HostInfo`]; clones share the same value.
@@ -49,6 +53,11 @@ impl HostFeed {
     /// Replaces who drives.
     pub fn set_driver(&self, driver: Option<String>) {
         self.lock().driver = driver;
+    }
+
+    /// Replaces the racing line drawn on the map (`None`: no line).
+    pub fn set_racing_line(&self, points_m: Option<Arc<[[f64; 2]]>>) {
+        self.lock().racing_line_m = points_m;
     }
 
     /// A copy of the current value.

@@ -56,6 +56,8 @@ pub struct Theme {
     pub unlit: Style,
     /// Track trace on the map.
     pub map_trace: Color,
+    /// The racing line the robots drive, on the map.
+    pub map_line: Color,
     /// The car on the map and the current g-g point.
     pub marker: Color,
     /// The g-g trail.
@@ -107,6 +109,7 @@ pub const THEME: Theme = Theme {
     shift_red: Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
     unlit: Style::new().fg(Color::DarkGray),
     map_trace: Color::Gray,
+    map_line: Color::Green,
     marker: Color::Yellow,
     gg_trail: Color::Cyan,
     grid: Color::DarkGray,

@@ -12,14 +12,32 @@ use rig_physics::{spec, track};
 /// Kept between the car's side and the edge on the constructed lines (tracking error), m.
 const MARGIN_M: f64 = 1.0;
 
-/// One corner: its stations (first, last past the end) and direction (+1 left).
+/// One corner: its arc's stations (first, last past the end), direction (+1 left), tightest
+/// radius, and its section: from the middle of the straight before to the middle of the
+/// straight after (station numbers unwrapped around the corner, so `from` may be negative and
+/// `to` past the lap's station count).
 struct Corner {
     first: usize,
     end: usize,
     sign: f64,
     radius_m: f64,
+    from: isize,
+    to: isize,
 }
 
+impl Corner {
+    /// Stations of the straight before the arc that belong to this corner's section.
+    fn room_in(&self) -> f64 {
+        (self.first as isize - self.from) as f64
+    }
+
+    /// Stations of the straight after the arc that belong to this corner's section.
+    fn room_out(&self) -> f64 {
+        (self.to - self.end as isize) as f64
+    }
+}
+
+/// The corners of the course (runs of curvature of one sign), each with its section.
 fn corners(course: &Course) -> Vec<Corner> {
     let m = course.station_count();
     let curvature: Vec<f64> = (0..m)
@@ -30,7 +48,7 @@ fn corners(course: &Course) -> Vec<Corner> {
                 .curvature_per_m
         })
         .collect();
-    let mut out: Vec<Corner> = Vec::new();
+    let mut arcs: Vec<(usize, usize)> = Vec::new();
     let mut j = 0;
     while j < m {
         if curvature[j].abs() > 1e-4 {
@@ -41,20 +59,39 @@ fn corners(course: &Course) -> Vec<Corner> {
             {
                 j += 1;
             }
-            out.push(Corner {
-                first: start,
-                end: j,
-                sign: curvature[start].signum(),
-                radius_m: 1.0
-                    / curvature[start..j]
-                        .iter()
-                        .fold(0.0f64, |a, k| a.max(k.abs())),
-            });
+            arcs.push((start, j));
         } else {
             j += 1;
         }
     }
-    out
+    let count = arcs.len();
+    (0..count)
+        .map(|i| {
+            let (first, end) = arcs[i];
+            // Half of each neighbouring straight belongs to this corner.
+            let before = if i == 0 {
+                arcs[count - 1].1 as isize - m as isize
+            } else {
+                arcs[i - 1].1 as isize
+            };
+            let after = if i + 1 == count {
+                (arcs[0].0 + m) as isize
+            } else {
+                arcs[i + 1].0 as isize
+            };
+            Corner {
+                first,
+                end,
+                sign: curvature[first].signum(),
+                radius_m: 1.0
+                    / curvature[first..end]
+                        .iter()
+                        .fold(0.0f64, |a, k| a.max(k.abs())),
+                from: (first as isize + before) / 2,
+                to: (end as isize + after) / 2,
+            }
+        })
+        .collect()
 }
 
 /// Raised-cosine blend from 0 (at `a`) to 1 (at `b`).
@@ -67,30 +104,18 @@ fn blend(j: f64, a: f64, b: f64) -> f64 {
 }
 
 /// A line built corner by corner: `shape(corner, station, outside, inside)` gives the offset
-/// near a corner (None: leave the planned line there).
+/// at each station of the corner's section (the station unwrapped as the corner's `from` and
+/// `to` are; None: leave the planned line there).
 fn line_of(
     course: &Course,
     planned: &[f64],
     list: &[Corner],
-    shape: impl Fn(&Corner, usize, usize, usize, f64, f64) -> Option<f64>,
+    shape: impl Fn(&Corner, f64, f64, f64) -> Option<f64>,
 ) -> Vec<f64> {
     let m = course.station_count();
     let mut line = planned.to_vec();
-    for (i, corner) in list.iter().enumerate() {
-        let before = if i == 0 {
-            list[list.len() - 1].end as isize - m as isize
-        } else {
-            list[i - 1].end as isize
-        };
-        let after = if i + 1 == list.len() {
-            (list[0].first + m) as isize
-        } else {
-            list[i + 1].first as isize
-        };
-        // Half of each neighbouring straight belongs to this corner.
-        let from = (corner.first as isize + before) / 2;
-        let to = (corner.end as isize + after) / 2;
-        for k in from..to {
+    for corner in list {
+        for k in corner.from..corner.to {
             let j = k.rem_euclid(m as isize) as usize;
             let (lo, hi) = course.bounds_m(j);
             let (lo, hi) = (lo + MARGIN_M, hi - MARGIN_M);
@@ -99,9 +124,7 @@ fn line_of(
             } else {
                 (hi, lo)
             };
-            let room_in = (corner.first as isize - from) as usize;
-            let room_out = (to - corner.end as isize) as usize;
-            if let Some(offset) = shape(corner, j, room_in, room_out, outside, inside) {
+            if let Some(offset) = shape(corner, k as f64, outside, inside) {
                 line[j] = offset;
             }
         }
@@ -109,22 +132,45 @@ fn line_of(
     line
 }
 
+/// Classic: outside until the turn-in, a late apex (two thirds through the arc) on the inside,
+/// and the whole straight after to drift back out.
+fn classic_shape(c: &Corner, k: f64, outside: f64, inside: f64) -> Option<f64> {
+    let (first, end) = (c.first as f64, c.end as f64);
+    let apex = first + 0.66 * (end - first);
+    let turn_in = first - 0.5 * (end - first).min(c.room_in());
+    let track_out = end + c.room_out() * 0.8;
+    let x = if k <= apex {
+        blend(k, turn_in, apex)
+    } else {
+        1.0 - blend(k, apex, track_out)
+    };
+    Some(outside + (inside - outside) * x)
+}
+
+/// Inside: on the inside edge through the whole arc, from the middle of the road `lead`
+/// stations before to as many after; corners tighter than `min_radius_m` keep the planned
+/// line.
+fn inside_shape(c: &Corner, k: f64, inside: f64, lead: f64, min_radius_m: f64) -> Option<f64> {
+    if c.radius_m < min_radius_m {
+        return None;
+    }
+    let (first, end) = (c.first as f64, c.end as f64);
+    let x = if k <= first {
+        blend(k, first - lead.min(c.room_in()), first)
+    } else if k <= end {
+        1.0
+    } else {
+        1.0 - blend(k, end, end + lead.min(c.room_out()))
+    };
+    Some(inside * x)
+}
+
+/// Each corner's section time on the flying lap of `trace`, s.
 fn section_times(trace: &Trace, course: &Course, list: &[Corner]) -> Vec<f64> {
-    let m = course.station_count();
-    (0..list.len())
-        .map(|i| {
-            let before = if i == 0 {
-                list[list.len() - 1].end as isize - m as isize
-            } else {
-                list[i - 1].end as isize
-            };
-            let after = if i + 1 == list.len() {
-                (list[0].first + m) as isize
-            } else {
-                list[i + 1].first as isize
-            };
-            let from = ((list[i].first as isize + before) / 2).rem_euclid(m as isize) as usize;
-            let to = ((list[i].end as isize + after) / 2).rem_euclid(m as isize) as usize;
+    let m = course.station_count() as isize;
+    list.iter()
+        .map(|c| {
+            let (from, to) = (c.from.rem_euclid(m) as usize, c.to.rem_euclid(m) as usize);
             let t = trace.crossings[to].time_s - trace.crossings[from].time_s;
             if to >= from {
                 t
@@ -146,98 +192,16 @@ fn main() {
     let m = course.station_count();
     let list = corners(&course);
     let planned = course.planned_offsets();
-    // Classic: outside until the turn-in, a late apex (two thirds through the arc) on the
-    // inside, and the whole straight after to drift back out.
-    let classic = line_of(
-        &course,
-        &planned,
-        &list,
-        |c, j, room_in, room_out, outside, inside| {
-            let jf = j as f64;
-            let (first, end) = (c.first as f64, c.end as f64);
-            let unwrapped = if jf < first - room_in as f64 {
-                jf + m as f64
-            } else {
-                jf
-            };
-            let unwrapped = if unwrapped > end + room_out as f64 {
-                unwrapped - m as f64
-            } else {
-                unwrapped
-            };
-            let apex = first + 0.66 * (end - first);
-            let turn_in = first - 0.5 * (end - first).min(room_in as f64);
-            let track_out = end + room_out as f64 * 0.8;
-            let x = if unwrapped <= apex {
-                blend(unwrapped, turn_in, apex)
-            } else {
-                1.0 - blend(unwrapped, apex, track_out)
-            };
-            Some(outside + (inside - outside) * x)
-        },
-    );
-    // Inside: on the inside edge through the whole arc, from the middle of the road 40 m
-    // before to 40 m after.
-    let lead = (40.0 / course.spacing_m()) as f64;
-    let inside_line = line_of(
-        &course,
-        &planned,
-        &list,
-        |c, j, room_in, room_out, _outside, inside| {
-            let jf = j as f64;
-            let (first, end) = (c.first as f64, c.end as f64);
-            let unwrapped = if jf < first - room_in as f64 {
-                jf + m as f64
-            } else {
-                jf
-            };
-            let unwrapped = if unwrapped > end + room_out as f64 {
-                unwrapped - m as f64
-            } else {
-                unwrapped
-            };
-            let x = if unwrapped <= first {
-                blend(unwrapped, first - lead.min(room_in as f64), first)
-            } else if unwrapped <= end {
-                1.0
-            } else {
-                1.0 - blend(unwrapped, end, end + lead.min(room_out as f64))
-            };
-            Some(inside * x)
-        },
-    );
+    let classic = line_of(&course, &planned, &list, classic_shape);
+    let lead = 40.0 / course.spacing_m();
+    let inside_line = line_of(&course, &planned, &list, |c, k, _outside, inside| {
+        inside_shape(c, k, inside, lead, 0.0)
+    });
     // The same with the planned line through corners tighter than 15 m radius (the robot
     // cannot hold the inside line there).
-    let inside_open = line_of(
-        &course,
-        &planned,
-        &list,
-        |c, j, room_in, room_out, _outside, inside| {
-            if c.radius_m < 15.0 {
-                return None;
-            }
-            let jf = j as f64;
-            let (first, end) = (c.first as f64, c.end as f64);
-            let unwrapped = if jf < first - room_in as f64 {
-                jf + m as f64
-            } else {
-                jf
-            };
-            let unwrapped = if unwrapped > end + room_out as f64 {
-                unwrapped - m as f64
-            } else {
-                unwrapped
-            };
-            let x = if unwrapped <= first {
-                blend(unwrapped, first - lead.min(room_in as f64), first)
-            } else if unwrapped <= end {
-                1.0
-            } else {
-                1.0 - blend(unwrapped, end, end + lead.min(room_out as f64))
-            };
-            Some(inside * x)
-        },
-    );
+    let inside_open = line_of(&course, &planned, &list, |c, k, _outside, inside| {
+        inside_shape(c, k, inside, lead, 15.0)
+    });
     let mut lines: Vec<(String, Vec<f64>)> = vec![
         ("planned".into(), planned.clone()),
         ("classic".into(), classic),

@@ -1,13 +1,14 @@
 //! The line search (issue 22) on the short `corners` test track with the road car: a saved
 //! car and robot continue bit for bit; the robot's planned line through `from_offsets` is the
 //! robot `Robot::new` builds; a few iterations find a faster line whose full lap stays inside
-//! the edges, the same for the same seed whatever the thread count; a line that cannot stay on
-//! the track is refused; the line file round-trips and refuses another car, another track, a
-//! wrong count, a non-finite and an out-of-bounds offset.
+//! the edges, the same for the same seed whatever the thread count (with either search
+//! strategy); a line that cannot stay on the track is refused; the line file round-trips and
+//! refuses another car, another track, a wrong count, a non-finite and an out-of-bounds
+//! offset.
 
 use rig_physics::line_search::drive::{run_full, Abandoned, Course, Runner};
 use rig_physics::line_search::file::{LineFile, LineFileError, Provenance};
-use rig_physics::line_search::{Search, SearchError, Settings};
+use rig_physics::line_search::{Search, SearchError, Settings, Strategy};
 use rig_physics::robot::Robot;
 use rig_physics::track::builtin;
 use rig_physics::{spec, CarTelemetry, World};
@@ -83,6 +84,7 @@ fn a_few_iterations_find_a_faster_line_the_same_for_the_same_seed() {
             seed: 1,
             batch: 4,
             threads,
+            ..Settings::default()
         };
         let mut search = Search::new(course("road"), settings).unwrap();
         for _ in 0..ITERATIONS {
@@ -119,6 +121,39 @@ fn a_few_iterations_find_a_faster_line_the_same_for_the_same_seed() {
 }
 
 #[test]
+fn the_section_search_finds_a_faster_line_the_same_on_one_thread_or_two() {
+    let run = |threads: usize| {
+        let settings = Settings {
+            threads,
+            strategy: Strategy::Sections,
+            ..Settings::default()
+        };
+        let mut search = Search::new(course("road"), settings).unwrap();
+        for _ in 0..2 {
+            search.iterate();
+        }
+        search
+    };
+    let two = run(2);
+    let one = run(1);
+    println!(
+        "corners, road, sections: planned line {:.3} s, found {:.3} s, largest tweak {:.2} m",
+        two.start_lap_s(),
+        two.best_lap_s(),
+        two.tweak_m()
+    );
+    assert!(
+        two.best_lap_s() < two.start_lap_s() - 0.01,
+        "{} s is not faster than {} s",
+        two.best_lap_s(),
+        two.start_lap_s()
+    );
+    assert_eq!(two.best_lap_s().to_bits(), one.best_lap_s().to_bits());
+    assert_eq!(two.offsets_m(), one.offsets_m());
+    assert!(!two.converged());
+}
+
+#[test]
 fn a_line_the_car_cannot_hold_on_the_track_is_refused() {
     let course = course("road");
     // Hugging the left edge all the way (the car's side on it): pure pursuit cuts inside the
@@ -144,6 +179,7 @@ fn provenance() -> Provenance {
         seed: 1,
         iterations: 0,
         start_lap_s: 50.0,
+        search: "random".into(),
     }
 }
 

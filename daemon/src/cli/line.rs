@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use rig_physics::line_search::drive::{Course, DT_S};
 use rig_physics::line_search::file::{LineFile, Provenance};
-use rig_physics::line_search::{Search, Settings};
+use rig_physics::line_search::{Search, Settings, Strategy};
 
 use crate::cli::{BadInvocation, LineArgs};
 use crate::runtime::simulation::{load_car, load_track};
@@ -51,9 +51,16 @@ pub fn run(args: &LineArgs) -> Result<()> {
             file_stem(&args.track)
         ))
     });
+    let strategy = Strategy::from_name(&args.search).ok_or_else(|| {
+        BadInvocation(format!(
+            "--search {} is not a search (fix: --search random or --search sections)",
+            args.search
+        ))
+    })?;
     let settings = Settings {
         seed: args.seed,
         threads: args.threads,
+        strategy,
         ..Settings::default()
     };
     let started = Instant::now();
@@ -93,6 +100,7 @@ pub fn run(args: &LineArgs) -> Result<()> {
             seed: args.seed,
             iterations: search.iterations(),
             start_lap_s: search.start_lap_s(),
+            search: strategy.name().to_string(),
         },
     );
     std::fs::write(&out, file.to_toml()).with_context(|| {

@@ -266,6 +266,11 @@ pub struct LineArgs {
     /// Threads that drive candidate lines.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
+    /// How tweaks are chosen: `random` (random bumps near corners, one shrinking size) or
+    /// `sections` (coordinate descent: each section near a corner with its own adaptive
+    /// size); docs/line-search.md compares them.
+    #[arg(long, default_value = "random", value_parser = ["random", "sections"])]
+    pub search: String,
     /// Line file to write (default: line-CAR-TRACK.toml in the current directory).
     #[arg(long, value_hint = ValueHint::FilePath)]
     pub out: Option<PathBuf>,

@@ -3,7 +3,8 @@
 //!
 //! Layout (every integer little-endian; docs/replay.md has the byte-by-byte table):
 //! header (magic, format version, the build that wrote it, the loop rate, the robots, the car
-//! and track as their names and full TOML texts), then records (runs of identical per-step
+//! and track as their names and full TOML texts, and the robots' line file as its path and
+//! text when `[sim] robot_line` names one), then records (runs of identical per-step
 //! inputs, frame-digest checkpoints), then an end record holding the step count, the steps the
 //! recorder lost, and an FNV-1a 64 checksum of every byte before it.
 //!
@@ -14,8 +15,10 @@ use rig_physics::{Controls, GearRequest};
 
 /// The first eight bytes of every recording.
 pub const MAGIC: [u8; 8] = *b"RIGDREC\0";
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this build writes (it reads this and [`FORMAT_VERSION_NO_LINE`]).
+pub const FORMAT_VERSION: u16 = 2;
+/// The first format, without the robots' line (read as "no line": the robots plan their own).
+pub const FORMAT_VERSION_NO_LINE: u16 = 1;
 /// Record tag: a run of identical steps.
 pub const TAG_RUN: u8 = 0x01;
 /// Record tag: a frame-digest checkpoint.
@@ -66,6 +69,10 @@ pub struct Header {
     pub track_name: String,
     /// The track's TOML text the world was built from.
     pub track_toml: String,
+    /// `[sim] robot_line` as configured (empty: none; the robots plan their own line).
+    pub robot_line_name: String,
+    /// The text of that line file (`rigd line`), empty when none.
+    pub robot_line_text: String,
 }
 
 /// Everything a recording file holds.
@@ -92,7 +99,10 @@ pub enum FormatError {
     #[error("not a rigd recording (its first bytes are not `RIGDREC`)")]
     NotARecording,
     /// Written by a newer (or unknown) format.
-    #[error("recording format version {found}, this rigd reads version {FORMAT_VERSION}")]
+    #[error(
+        "recording format version {found}, this rigd reads versions {FORMAT_VERSION_NO_LINE} \
+         and {FORMAT_VERSION}"
+    )]
     UnsupportedVersion {
         /// The version in the file.
         found: u16,
@@ -203,7 +213,9 @@ fn put_text(out: &mut Vec<u8>, text: &str) {
 
 /// The header's bytes (magic first).
 pub fn encode_header(header: &Header) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 + header.car_toml.len() + header.track_toml.len());
+    let mut out = Vec::with_capacity(
+        64 + header.car_toml.len() + header.track_toml.len() + header.robot_line_text.len(),
+    );
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     put_text(&mut out, &header.rigd_version);
@@ -214,6 +226,8 @@ pub fn encode_header(header: &Header) -> Vec<u8> {
     put_text(&mut out, &header.car_toml);
     put_text(&mut out, &header.track_name);
     put_text(&mut out, &header.track_toml);
+    put_text(&mut out, &header.robot_line_name);
+    put_text(&mut out, &header.robot_line_text);
     out
 }
 
@@ -317,10 +331,11 @@ pub fn decode(bytes: &[u8]) -> Result<Recording, FormatError> {
     if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
         return Err(FormatError::NotARecording);
     }
+    let mut version = FORMAT_VERSION;
     if bytes.len() >= 10 {
-        let found = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if found != FORMAT_VERSION {
-            return Err(FormatError::UnsupportedVersion { found });
+        version = u16::from_le_bytes([bytes[8], bytes[9]]);
+        if version != FORMAT_VERSION && version != FORMAT_VERSION_NO_LINE {
+            return Err(FormatError::UnsupportedVersion { found: version });
         }
     }
     if bytes.len() < 10 + END_LEN || bytes[bytes.len() - END_LEN] != TAG_END {
@@ -339,7 +354,7 @@ pub fn decode(bytes: &[u8]) -> Result<Recording, FormatError> {
         bytes: &bytes[..end_at],
         at: 10,
     };
-    let header = Header {
+    let mut header = Header {
         rigd_version: reader.text("rigd version")?,
         build: reader.text("build fingerprint")?,
         rate_hz: reader.u32("rate")?,
@@ -348,7 +363,13 @@ pub fn decode(bytes: &[u8]) -> Result<Recording, FormatError> {
         car_toml: reader.text("car data")?,
         track_name: reader.text("track name")?,
         track_toml: reader.text("track data")?,
+        robot_line_name: String::new(),
+        robot_line_text: String::new(),
     };
+    if version == FORMAT_VERSION {
+        header.robot_line_name = reader.text("robot line name")?;
+        header.robot_line_text = reader.text("robot line data")?;
+    }
     if header.rate_hz == 0 {
         return Err(FormatError::Malformed {
             offset: 10,
@@ -428,6 +449,8 @@ mod tests {
             car_toml: "[car]\n".into(),
             track_name: "circuit".into(),
             track_toml: "[track]\n".into(),
+            robot_line_name: "lines/circuit.toml".into(),
+            robot_line_text: "format = 1\n".into(),
         }
     }
 
@@ -481,6 +504,33 @@ mod tests {
         for len in 0..bytes.len() {
             assert!(decode(&bytes[..len]).is_err(), "cut at {len} accepted");
         }
+    }
+
+    #[test]
+    fn a_version_1_recording_reads_as_one_without_a_line() {
+        let recording = sample();
+        let bytes = encode(&recording);
+        // Version 1: the same bytes without the header's two line texts (each a u32 length
+        // and its bytes), the version patched and the checksum recomputed.
+        let header_len = encode_header(&recording.header).len();
+        let line_len =
+            8 + recording.header.robot_line_name.len() + recording.header.robot_line_text.len();
+        let mut v1 = bytes[..header_len - line_len].to_vec();
+        v1[8..10].copy_from_slice(&FORMAT_VERSION_NO_LINE.to_le_bytes());
+        v1.extend_from_slice(&bytes[header_len..bytes.len() - END_LEN]);
+        let checksum = fnv1a(FNV_OFFSET, &v1);
+        v1.extend_from_slice(&encode_end(recording.steps, recording.lost_steps, checksum));
+        let decoded = decode(&v1).unwrap();
+        assert_eq!(decoded.header.robot_line_name, "");
+        assert_eq!(decoded.header.robot_line_text, "");
+        assert_eq!(decoded.header.track_toml, recording.header.track_toml);
+        assert_eq!(decoded.runs, recording.runs);
+        let mut v3 = bytes.clone();
+        v3[8..10].copy_from_slice(&3u16.to_le_bytes());
+        assert_eq!(
+            decode(&v3),
+            Err(FormatError::UnsupportedVersion { found: 3 })
+        );
     }
 
     #[test]

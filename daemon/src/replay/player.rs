@@ -23,7 +23,7 @@ use crate::logging::NoticeFeed;
 use crate::rt::clock;
 use crate::rt::stage::StopReason;
 use crate::runtime::display::{self, StopRequest};
-use crate::runtime::simulation::Simulation;
+use crate::runtime::simulation::{robot_line_of_text, Simulation};
 use crate::signals::{self, ControllingTerminal, Signal};
 use crate::telemetry_out::TelemetryCounters;
 
@@ -65,12 +65,12 @@ pub enum ReplayError {
         /// What is wrong.
         problem: FormatError,
     },
-    /// The recorded car or track does not load in this build (exit 2).
+    /// The recorded car, track or robot line does not load in this build (exit 2).
     #[error("{path}: the recorded {what} cannot be built by this rigd: {message} (fix: replay with the rigd build that recorded it, {build})")]
     Data {
         /// The file.
         path: String,
-        /// `car` or `track`.
+        /// `car`, `track` or `robot line`.
         what: &'static str,
         /// The data error.
         message: String,
@@ -165,25 +165,40 @@ pub fn world_for(recording: &Recording, path: &str) -> Result<Simulation, Replay
     world_from_header(h).map_err(|(what, e)| ReplayError::Data {
         path: path.to_string(),
         what,
-        message: e.to_string(),
+        message: e,
         build: h.build.clone(),
     })
 }
 
-/// The world `header`'s car and track texts describe: what a replay steps, and what a
-/// recorded run steps, so both run on exactly the texts the file holds. The error names
-/// which text (`car` or `track`) did not load.
-pub fn world_from_header(h: &Header) -> Result<Simulation, (&'static str, rig_physics::DataError)> {
-    let spec = CarSpec::from_toml(&h.car_toml, &h.car_name).map_err(|e| ("car", e))?;
-    let track = Track::from_toml(&h.track_toml, &h.track_name).map_err(|e| ("track", e))?;
+/// The world `header`'s car, track and line texts describe: what a replay steps, and what a
+/// recorded run steps, so both run on exactly the texts the file holds (the robots drive the
+/// embedded line when there is one, else plan their own). The error names which text
+/// (`car`, `track` or `robot line`) did not load, and why.
+pub fn world_from_header(h: &Header) -> Result<Simulation, (&'static str, String)> {
+    let spec = CarSpec::from_toml(&h.car_toml, &h.car_name).map_err(|e| ("car", e.to_string()))?;
+    let track =
+        Track::from_toml(&h.track_toml, &h.track_name).map_err(|e| ("track", e.to_string()))?;
+    let line = if h.robot_line_text.is_empty() {
+        None
+    } else {
+        Some(
+            robot_line_of_text(&h.robot_line_text, &h.robot_line_name, &track, &spec)
+                .map_err(|e| ("robot line", e.to_string()))?,
+        )
+    };
     let sim = SimConfig {
         car: h.car_name.clone(),
         track: h.track_name.clone(),
         robots: h.robots,
-        // The recording does not carry a found line: its robots plan their own.
-        robot_line: None,
+        robot_line: line.as_ref().map(|_| h.robot_line_name.clone()),
     };
-    Ok(Simulation::from_data(track, &spec, &sim, h.rate_hz))
+    Ok(Simulation::with_line(
+        track,
+        &spec,
+        &sim,
+        h.rate_hz,
+        line.as_deref(),
+    ))
 }
 
 /// The outcome of checking a replay against the recording's checkpoints.
@@ -295,6 +310,9 @@ pub fn run(options: &ReplayOptions) -> anyhow::Result<()> {
         drop(frames_reader);
         None
     };
+    if let Some(display) = &display {
+        display.show_racing_line(sim.racing_line_m());
+    }
     let terminal = ControllingTerminal::open();
     let period_ns = 1_000_000_000 / u64::from(recording.header.rate_hz);
     let start = Instant::now();

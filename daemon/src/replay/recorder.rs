@@ -295,10 +295,16 @@ impl RecordStream {
 
 /// The header for recording a session of `config`: this build, the rate, the robots, and the
 /// car and track texts read now (the recorded world is then built from these texts), the car's
-/// with the text of any `.tir` tyre file it names embedded, so the file replays without them.
+/// with the text of any `.tir` tyre file it names embedded, so the file replays without them,
+/// and the text of the `[sim] robot_line` file, so the replay's robots drive the same line.
 pub fn header_for(config: &Config) -> Result<Header> {
     let sim = &config.sim;
     let car_text = data_text(&sim.car, "car", rig_physics::builtin::car_text)?;
+    let robot_line_text = match &sim.robot_line {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the line file {path} to record it"))?,
+        None => String::new(),
+    };
     Ok(Header {
         rigd_version: super::build_id::VERSION.to_string(),
         build: super::build_id::FINGERPRINT.to_string(),
@@ -309,6 +315,8 @@ pub fn header_for(config: &Config) -> Result<Header> {
             .with_context(|| format!("cannot record the car {}", sim.car))?,
         track_name: sim.track.clone(),
         track_toml: data_text(&sim.track, "track", rig_physics::track::builtin_text)?,
+        robot_line_name: sim.robot_line.clone().unwrap_or_default(),
+        robot_line_text,
     })
 }
 

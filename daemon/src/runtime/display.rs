@@ -149,6 +149,14 @@ impl Display {
             host.set_driver(driver);
         }
     }
+
+    /// Draws `points_m` (the robots' racing line, world metres) on the dashboard's map, or no
+    /// line when None; the one-line status shows nothing.
+    pub fn show_racing_line(&self, points_m: Option<Arc<[[f64; 2]]>>) {
+        if let Some(host) = &self.host {
+            host.set_racing_line(points_m);
+        }
+    }
 }
 
 /// The addresses a separate rig-dash can listen on to see what the in-process dashboard shows:

@@ -136,6 +136,8 @@ struct Session {
     inputs: PlayerInputs,
     /// The game bridge's receiver and counters (`[source] kind = "game"`).
     game: Option<(GameReceiver, Arc<SourceFeed>)>,
+    /// The robots' found line (`[sim] robot_line`) as world points, for the dashboard's map.
+    racing_line_m: Option<Arc<[[f64; 2]]>>,
 }
 
 /// A session that could not start, with what it was given back so that another configuration
@@ -219,6 +221,7 @@ fn start_session(
     };
     let ffb = links.ffb.clone();
     let motion = links.motion.clone();
+    let racing_line_m = sim.racing_line_m();
     let parts = LoopParts {
         sim,
         stages,
@@ -247,6 +250,7 @@ fn start_session(
             rt,
             inputs,
             game,
+            racing_line_m,
         },
         refused,
     ))
@@ -588,6 +592,7 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
                 let mut lines = session.motion.status_lines();
                 lines.extend(telemetry_out::report::destination_lines(&telemetry));
                 display.show(options.notices.latest(), lines, Some(driver));
+                display.show_racing_line(session.racing_line_m.clone());
             }
         }
         if session.rt_finished() {

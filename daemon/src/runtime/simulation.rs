@@ -1,6 +1,7 @@
 //! The world the RT thread steps: the track, the player car (index 0) and the robot cars,
 //! each robot car with its driver. The player car is driven by its own robot whenever no
-//! input device is connected.
+//! input device is connected. The robots drive a given line (`[sim] robot_line`, or the line
+//! a recording carries) or plan their own.
 //!
 //! Building allocates (set-up, off the RT thread); [`Simulation::step`] does not. A
 //! [`StepObserver`] (the session recorder) may watch every step: what the physics consumed and
@@ -12,11 +13,13 @@
 //! `STATUS=` and logs each report once ([`QuarantineLog`]). The RT thread never logs.
 
 use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use rig_config::sim::SimConfig;
 use rig_config::FieldProblem;
 use rig_physics::line_search::drive::Course;
-use rig_physics::line_search::file::LineFile;
+use rig_physics::line_search::file::{LineFile, LineFileError};
+use rig_physics::robot::line::from_offsets;
 use rig_physics::track::Track;
 use rig_physics::{
     CarId, CarSpec, CarTelemetry, DataError, FaultReport, NonFinite, Quantity, StepPhase, World,
@@ -54,6 +57,9 @@ pub struct Simulation {
     /// The player car was reset since the last step.
     reset_pending: bool,
     observer: Option<Box<dyn StepObserver>>,
+    /// The robots' given line as world points (for the dashboard's map), None when they plan
+    /// their own.
+    racing_line_m: Option<Arc<[[f64; 2]]>>,
 }
 
 impl Simulation {
@@ -66,13 +72,33 @@ impl Simulation {
     /// Builds the world from an already loaded `track` and `spec` (a replay's recorded data);
     /// `sim` is what [`Simulation::built_from`] compares with.
     pub fn from_data(track: Track, spec: &CarSpec, sim: &SimConfig, rate_hz: u32) -> Simulation {
+        // A line that does not fit was refused when `[sim]` was checked (`resolve`).
+        let line = robot_line(sim, &track, spec).ok().flatten();
+        Simulation::with_line(track, spec, sim, rate_hz, line.as_deref())
+    }
+
+    /// Builds the world with the robots driving the line through `line_offsets_m` (already
+    /// checked against the car and track: a recording's embedded line file), or planning their
+    /// own when None.
+    pub fn with_line(
+        track: Track,
+        spec: &CarSpec,
+        sim: &SimConfig,
+        rate_hz: u32,
+        line_offsets_m: Option<&[f64]>,
+    ) -> Simulation {
+        let racing_line_m = line_offsets_m.map(|offsets| {
+            // Already inside the edges: no clamping beyond the track's own.
+            from_offsets(&track, 0.0, offsets)
+                .iter()
+                .map(|station| station.xy)
+                .collect()
+        });
         let mut world = World::new(track);
         let player = world.add_car(spec);
-        // A line that does not fit was refused when the world was built from `[sim]`; a
-        // replay's recorded world falls back to the planned line.
-        let player_robot = match robot_line(sim, world.track(), spec) {
-            Ok(Some(offsets)) => RobotDriver::on_line(&world, spec, &offsets),
-            _ => RobotDriver::plan(&world, spec),
+        let player_robot = match line_offsets_m {
+            Some(offsets) => RobotDriver::on_line(&world, spec, offsets),
+            None => RobotDriver::plan(&world, spec),
         };
         let mut robots = Vec::with_capacity(sim.robots as usize);
         let levels: Vec<RobotDriver> = (0..(sim.robots as usize).min(SKILL_LEVELS))
@@ -92,7 +118,14 @@ impl Simulation {
             faults_seen: 0,
             reset_pending: false,
             observer: None,
+            racing_line_m,
         }
+    }
+
+    /// The robots' given line (`[sim] robot_line`, or a recording's) as world `[x, y]`
+    /// points, None when they plan their own (set-up: shared, not copied).
+    pub fn racing_line_m(&self) -> Option<Arc<[[f64; 2]]>> {
+        self.racing_line_m.clone()
     }
 
     /// Lets `observer` see every following step (set-up, off the RT thread).
@@ -308,11 +341,21 @@ pub fn robot_line(
     };
     let text = std::fs::read_to_string(path)
         .map_err(|e| problem(format!("line file `{path}` cannot be read: {e}")))?;
-    let course = Course::new(track.clone(), car.clone());
-    LineFile::parse(&text, path)
-        .and_then(|file| file.check(&course, path))
+    robot_line_of_text(&text, path, track, car)
         .map(Some)
         .map_err(|e| problem(e.to_string()))
+}
+
+/// The line in a line file's `text` (`origin` names it in errors), checked against `track`
+/// and `car`: what `[sim] robot_line` reads from its file and a recording carries embedded.
+pub fn robot_line_of_text(
+    text: &str,
+    origin: &str,
+    track: &Track,
+    car: &CarSpec,
+) -> Result<Vec<f64>, LineFileError> {
+    let course = Course::new(track.clone(), car.clone());
+    LineFile::parse(text, origin).and_then(|file| file.check(&course, origin))
 }
 
 /// A track by built-in name, or from a track TOML file when `name` is a path; problems are

@@ -388,6 +388,7 @@ mod tests {
             title: "rigd telemetry out".to_owned(),
             lines: vec!["LFS OutGauge to 127.0.0.1:4000: sent 10, errors 5 (refused 5)".to_owned()],
             driver: None,
+            racing_line_m: None,
         };
         let view = view_at(&state, now);
         let panel = rows(&render(HostPanel(&view), 70, 3));

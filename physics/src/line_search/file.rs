@@ -29,6 +29,14 @@ pub struct Provenance {
     pub iterations: u64,
     /// Flying lap of the line the search started from (the robot's planned line), s.
     pub start_lap_s: f64,
+    /// The search strategy ([`super::Strategy::name`]; files written before it was
+    /// recorded were found by `random`).
+    #[serde(default = "random_search")]
+    pub search: String,
+}
+
+fn random_search() -> String {
+    super::Strategy::Random.name().to_string()
 }
 
 /// A racing line for one car on one track.

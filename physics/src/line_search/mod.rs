@@ -15,6 +15,13 @@
 //! shrinks (diminishing returns), and the search has converged when it is below
 //! [`MIN_TWEAK_M`].
 //!
+//! [`Strategy::Sections`] chooses tweaks differently (coordinate descent): the stations near
+//! corners are cut into sections, each with its own tweak size and direction; an iteration
+//! tries the next batch of sections in turn, and each section's size grows after a gain (its
+//! stretch's time delta) and shrinks after failing both ways, so the search spends its laps
+//! where the line still gains and stops where it does not ([`Search::converged`]: every
+//! section below [`MIN_TWEAK_M`]).
+//!
 //! Deterministic: tweaks come from a seeded generator, each evaluation is a pure function of
 //! the line and the trace, and results are combined in tweak order whatever thread ran them,
 //! so the same seed and number of iterations give the same line bit for bit. This module has
@@ -42,6 +49,45 @@ const MAX_HALF_STATIONS: usize = 14;
 const LEAD_IN_M: f64 = 90.0;
 /// A stretch counts as gaining when it is this much faster, s.
 const MIN_GAIN_S: f64 = 1e-4;
+/// [`Strategy::Sections`]: stations between section centres.
+const SECTION_STRIDE: usize = 6;
+/// [`Strategy::Sections`]: a section's tweak half width, stations.
+const SECTION_HALF_STATIONS: usize = 8;
+/// [`Strategy::Sections`]: a gain multiplies the section's size by this ...
+const SECTION_GROW: f64 = 1.3;
+/// ... up to this, m.
+const SECTION_MAX_TWEAK_M: f64 = 2.0 * START_TWEAK_M;
+/// [`Strategy::Sections`]: failing both ways multiplies it by this.
+const SECTION_SHRINK: f64 = 0.5;
+
+/// How a search chooses its tweaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// Random bumps near corners, one tweak size for all that shrinks when a number of
+    /// batches in a row gain nothing (the seed's plan).
+    #[default]
+    Random,
+    /// Coordinate descent over sections near corners, each with its own tweak size and
+    /// direction, adapted from its own stretch's time delta.
+    Sections,
+}
+
+impl Strategy {
+    /// The name written in line files and taken by `rigd line --search`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Random => "random",
+            Strategy::Sections => "sections",
+        }
+    }
+
+    /// The strategy called `name` ([`Strategy::name`]).
+    pub fn from_name(name: &str) -> Option<Strategy> {
+        [Strategy::Random, Strategy::Sections]
+            .into_iter()
+            .find(|strategy| strategy.name() == name)
+    }
+}
 
 /// Search settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,6 +98,8 @@ pub struct Settings {
     pub batch: usize,
     /// Threads that drive them.
     pub threads: usize,
+    /// How tweaks are chosen.
+    pub strategy: Strategy,
 }
 
 impl Default for Settings {
@@ -60,6 +108,7 @@ impl Default for Settings {
             seed: 1,
             batch: 4,
             threads: 2,
+            strategy: Strategy::default(),
         }
     }
 }
@@ -108,7 +157,22 @@ pub struct Search {
     repeat: Option<Tweak>,
     /// Stations where a tweak may be centred (near the track's corners).
     centres: Vec<usize>,
+    /// [`Strategy::Sections`]: the sections and the next one to try.
+    sections: Vec<Section>,
+    next_section: usize,
     iteration: u64,
+}
+
+/// [`Strategy::Sections`]: one section of the line with its own tweak.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Section {
+    centre: usize,
+    /// Its tweak size, m.
+    tweak_m: f64,
+    /// The direction tried next (+1 left).
+    sign: f64,
+    /// Tries in a row without a gain (two: both directions failed).
+    misses: u32,
 }
 
 /// Why a search cannot start.
@@ -159,6 +223,16 @@ impl Search {
             }
         })?;
         let centres = corner_centres(&course);
+        let sections = centres
+            .iter()
+            .step_by(SECTION_STRIDE)
+            .map(|&centre| Section {
+                centre,
+                tweak_m: START_TWEAK_M,
+                sign: 1.0,
+                misses: 0,
+            })
+            .collect();
         Ok(Search {
             start_lap_s: trace.lap_s,
             rng: SplitMix(settings.seed),
@@ -175,6 +249,8 @@ impl Search {
             batches_without_gain: 0,
             repeat: None,
             centres,
+            sections,
+            next_section: 0,
             iteration: 0,
         })
     }
@@ -214,14 +290,21 @@ impl Search {
         self.runners.iter().map(|runner| runner.steps).sum()
     }
 
-    /// The current tweak size, m.
+    /// The current tweak size (with [`Strategy::Sections`], the largest section's), m.
     pub fn tweak_m(&self) -> f64 {
-        self.tweak_m
+        match self.settings.strategy {
+            Strategy::Random => self.tweak_m,
+            Strategy::Sections => self
+                .sections
+                .iter()
+                .fold(0.0, |largest, section| section.tweak_m.max(largest)),
+        }
     }
 
-    /// True when the tweaks have shrunk below [`MIN_TWEAK_M`].
+    /// True when the tweaks have shrunk below [`MIN_TWEAK_M`] (every section's, with
+    /// [`Strategy::Sections`]).
     pub fn converged(&self) -> bool {
-        self.tweak_m < MIN_TWEAK_M
+        self.tweak_m() < MIN_TWEAK_M
     }
 
     /// The line with `tweak` applied, kept inside the edges.
@@ -251,23 +334,76 @@ impl Search {
         }
     }
 
+    /// [`Strategy::Sections`]: the next batch of unconverged sections, in turn (indices).
+    fn next_sections(&mut self) -> Vec<usize> {
+        let n = self.sections.len();
+        let mut chosen = Vec::with_capacity(self.settings.batch);
+        let mut looked = 0;
+        while chosen.len() < self.settings.batch && looked < n {
+            let index = self.next_section % n;
+            self.next_section = (self.next_section + 1) % n;
+            looked += 1;
+            if self.sections[index].tweak_m >= MIN_TWEAK_M {
+                chosen.push(index);
+            }
+        }
+        chosen
+    }
+
+    /// [`Strategy::Sections`]: each tried section's size and direction after its delta.
+    fn adapt_sections(&mut self, tried: &[usize], deltas: &[Option<f64>]) {
+        for (&index, delta) in tried.iter().zip(deltas) {
+            let section = &mut self.sections[index];
+            if delta.is_some_and(|d| d < -MIN_GAIN_S) {
+                section.tweak_m = (section.tweak_m * SECTION_GROW).min(SECTION_MAX_TWEAK_M);
+                section.misses = 0;
+            } else {
+                section.sign = -section.sign;
+                section.misses += 1;
+                if section.misses >= 2 {
+                    section.tweak_m *= SECTION_SHRINK;
+                    section.misses = 0;
+                }
+            }
+        }
+    }
+
     /// One iteration: a batch of tweaks driven, the gaining ones combined and kept if the
     /// whole lap is faster.
     pub fn iterate(&mut self) -> IterationReport {
         self.iteration += 1;
         let mut tweaks: Vec<Tweak> = Vec::with_capacity(self.settings.batch);
-        if let Some(repeat) = self.repeat.take() {
-            tweaks.push(repeat);
-        }
-        while tweaks.len() < self.settings.batch {
-            let tweak = self.next_tweak();
-            tweaks.push(tweak);
+        let mut tried_sections = Vec::new();
+        match self.settings.strategy {
+            Strategy::Random => {
+                if let Some(repeat) = self.repeat.take() {
+                    tweaks.push(repeat);
+                }
+                while tweaks.len() < self.settings.batch {
+                    let tweak = self.next_tweak();
+                    tweaks.push(tweak);
+                }
+            }
+            Strategy::Sections => {
+                tried_sections = self.next_sections();
+                tweaks.extend(tried_sections.iter().map(|&index| {
+                    let section = self.sections[index];
+                    Tweak {
+                        centre: section.centre,
+                        half_stations: SECTION_HALF_STATIONS,
+                        amplitude_m: section.sign * section.tweak_m,
+                    }
+                }));
+            }
         }
         let lines: Vec<Vec<f64>> = tweaks
             .iter()
             .map(|tweak| self.tweaked(&self.offsets_m, *tweak))
             .collect();
         let deltas = self.evaluate(&lines);
+        if self.settings.strategy == Strategy::Sections {
+            self.adapt_sections(&tried_sections, &deltas);
+        }
         // Gaining tweaks, best first (ties in tweak order), combined while they touch
         // different stretches.
         let mut order: Vec<usize> = (0..tweaks.len())
@@ -299,14 +435,16 @@ impl Search {
                     if trace.lap_s < self.trace.lap_s {
                         self.offsets_m = line;
                         self.trace = trace;
-                        self.repeat = Some(tweaks[best]);
+                        if self.settings.strategy == Strategy::Random {
+                            self.repeat = Some(tweaks[best]);
+                        }
                         improved = true;
                         break;
                     }
                 }
             }
         }
-        if improved {
+        if improved || self.settings.strategy == Strategy::Sections {
             self.batches_without_gain = 0;
         } else {
             self.batches_without_gain += 1;
@@ -321,7 +459,7 @@ impl Search {
             improved,
             best_lap_s: self.trace.lap_s,
             gained_s: self.start_lap_s - self.trace.lap_s,
-            tweak_m: self.tweak_m,
+            tweak_m: self.tweak_m(),
         }
     }
 
