@@ -142,8 +142,11 @@ fn the_section_search_finds_a_faster_line_the_same_on_one_thread_or_two() {
         two.best_lap_s(),
         two.tweak_m()
     );
+    // A search that keeps nothing ends on the planned line's lap exactly; 5 ms is well above
+    // any rounding and below what two iterations gain on `corners` (9.6 ms since the MF 6.1
+    // camber form and the session-14 robot).
     assert!(
-        two.best_lap_s() < two.start_lap_s() - 0.01,
+        two.best_lap_s() < two.start_lap_s() - 0.005,
         "{} s is not faster than {} s",
         two.best_lap_s(),
         two.start_lap_s()
