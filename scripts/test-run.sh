@@ -11,7 +11,8 @@
 # loop runs at SCHED_FIFO as root anyway); the tests share no fixed port or tmux session name
 # (each test picks its own), which is what lets them run side by side. The doc tests run with
 # `cargo test --doc` as one more job. Prints the slowest binaries at the end.
-# Usage: scripts/test-run.sh   TEST_JOBS=N binaries at once (default 3); TEST_JOBS=1 runs them
+# Usage: scripts/test-run.sh   TEST_JOBS=N binaries at once (default 3: the lane of binaries
+#        that start rigd, one at a time, beside N-1 CPU-bound ones); TEST_JOBS=1 runs them
 #        one by one, as `cargo test --workspace` does. TEST_CPU_NICE=N the CPU-bound crates'
 #        niceness (default 19; 0 on a machine busy with other work at nice 0, which would
 #        otherwise leave them almost no CPU).
@@ -78,8 +79,28 @@ export -f run_one
 export scratch
 
 start=$SECONDS
-tr '\t' '\n' <"$scratch/jobs" | xargs -d '\n' -n 4 -P "$jobs" bash -c 'run_one "$@"' _ \
-    >"$scratch/results" || true
+# Two lanes. The binaries that start rigd (the daemon's and the dashboard's, niceness 0 in the
+# jobs list) run one at a time: each rigd pins its loop to the same last core at SCHED_FIFO, so
+# two side by side starve each other's loop into fault holds (a clean-clone run failed
+# `fault_motion` and `motion_serial_e2e` on frame timeouts that way, three at a time). The
+# CPU-bound crates' binaries run beside that lane, TEST_JOBS - 1 at a time at low priority
+# (with TEST_CPU_NICE=0 they are niceness 0 too and join the one-at-a-time lane).
+awk -F'\t' '$4 == 0' "$scratch/jobs" >"$scratch/jobs.rigd"
+awk -F'\t' '$4 != 0' "$scratch/jobs" >"$scratch/jobs.cpu"
+cpu_jobs=$(( jobs > 1 ? jobs - 1 : 1 ))
+if [ "$jobs" -le 1 ]; then
+    cat "$scratch/jobs.rigd" "$scratch/jobs.cpu" >"$scratch/jobs.all"
+    tr '\t' '\n' <"$scratch/jobs.all" | xargs -d '\n' -n 4 -P 1 bash -c 'run_one "$@"' _ \
+        >"$scratch/results" || true
+else
+    tr '\t' '\n' <"$scratch/jobs.rigd" | xargs -d '\n' -n 4 -P 1 bash -c 'run_one "$@"' _ \
+        >"$scratch/results.rigd" &
+    rigd_lane=$!
+    tr '\t' '\n' <"$scratch/jobs.cpu" | xargs -d '\n' -n 4 -P "$cpu_jobs" bash -c 'run_one "$@"' _ \
+        >"$scratch/results.cpu" || true
+    wait "$rigd_lane" || true
+    cat "$scratch/results.rigd" "$scratch/results.cpu" >"$scratch/results"
+fi
 passed=$(grep -c $'\tok$' "$scratch/results" || true)
 failed=$(grep -c $'\tFAILED$' "$scratch/results" || true)
 total=$(wc -l <"$scratch/jobs")
