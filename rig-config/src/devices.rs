@@ -1100,8 +1100,14 @@ mod tests {
             DevicesConfig::default().auto_clutch,
             AutoClutch::WhenNoClutchAxis
         );
-        assert_eq!(parse("auto_clutch = \"never\"").auto_clutch, AutoClutch::Never);
-        assert_eq!(parse("auto_clutch = \"always\"").auto_clutch, AutoClutch::Always);
+        assert_eq!(
+            parse("auto_clutch = \"never\"").auto_clutch,
+            AutoClutch::Never
+        );
+        assert_eq!(
+            parse("auto_clutch = \"always\"").auto_clutch,
+            AutoClutch::Always
+        );
         assert!(toml::from_str::<DevicesConfig>("auto_clutch = \"sometimes\"").is_err());
     }
 

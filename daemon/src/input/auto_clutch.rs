@@ -190,7 +190,11 @@ impl ClutchAssist {
         let mut pedal: f64 = 0.0;
         match self.shift {
             Shift::None => {}
-            Shift::Pressed { to, down, requested } => {
+            Shift::Pressed {
+                to,
+                down,
+                requested,
+            } => {
                 pedal = 1.0;
                 self.shift = if requested || drivetrain.shifting {
                     Shift::Pressed {
@@ -280,7 +284,10 @@ mod tests {
         assert!(!applies(&pad));
 
         // A wheel with a clutch pedal keeps its own clutch.
-        let mut wheel = example("examples/g29.toml", include_str!("../../../examples/g29.toml"));
+        let mut wheel = example(
+            "examples/g29.toml",
+            include_str!("../../../examples/g29.toml"),
+        );
         assert!(!applies(&wheel));
         wheel.devices.auto_clutch = AutoClutch::Always;
         assert!(applies(&wheel));
@@ -361,7 +368,10 @@ mod tests {
         assert!(stopped.speed_mps < 0.05, "{} m/s", stopped.speed_mps);
         assert_eq!(stopped.drivetrain.gear, 1, "still in gear");
         assert!(stopped.drivetrain.engine_running, "no stall");
-        assert!(lowest_rpm > 700.0, "the engine stays near idle: {lowest_rpm} rpm");
+        assert!(
+            lowest_rpm > 700.0,
+            "the engine stays near idle: {lowest_rpm} rpm"
+        );
 
         drive.run_s(pedals(0.5, 0.0, GearRequest::None), 3.0, |_| {});
         assert!(drive.car().speed_mps > 5.0, "{} m/s", drive.car().speed_mps);
@@ -379,6 +389,10 @@ mod tests {
         drive.run_s(pedals(0.0, 0.0, GearRequest::None), 2.0, |_| {});
         let car = drive.car();
         assert!(car.drivetrain.engine_running);
-        assert!(car.drivetrain.engine_rpm > 700.0, "{} rpm", car.drivetrain.engine_rpm);
+        assert!(
+            car.drivetrain.engine_rpm > 700.0,
+            "{} rpm",
+            car.drivetrain.engine_rpm
+        );
     }
 }

@@ -340,8 +340,10 @@ mod tests {
 
         fn change(&mut self, change: PadChange) {
             self.pad.apply(change);
-            self.hub
-                .publish_devices(self.pad.player_input(GamepadConfig::default().stick_deadzone));
+            self.hub.publish_devices(
+                self.pad
+                    .player_input(GamepadConfig::default().stick_deadzone),
+            );
         }
 
         /// A bumper press and release both between two ticks.
@@ -400,7 +402,10 @@ mod tests {
         rig.run_s(0.5);
         let car = rig.car();
         assert_eq!((car.drivetrain.gear, car.drivetrain.shifting), (1, false));
-        assert!(car.speed_mps < 0.05, "in gear at idle the car waits for the throttle");
+        assert!(
+            car.speed_mps < 0.05,
+            "in gear at idle the car waits for the throttle"
+        );
         rig.change(PadChange::Throttle(0.6));
         rig.run_s(4.0);
         let car = rig.car();
