@@ -33,6 +33,9 @@ pub struct DevicesConfig {
     /// Gamepads through gilrs (on by default; builds without the `gamepad` cargo feature
     /// ignore it).
     pub gamepad: GamepadConfig,
+    /// Who works the clutch of a car that needs one: rigd (for each shift, and slipping it to
+    /// launch and against stalling) or the player's clutch pedal.
+    pub auto_clutch: AutoClutch,
 }
 
 impl Default for DevicesConfig {
@@ -46,8 +49,23 @@ impl Default for DevicesConfig {
             ffb: FfbConfig::default(),
             shift_lights: ShiftLightsConfig::default(),
             gamepad: GamepadConfig::default(),
+            auto_clutch: AutoClutch::default(),
         }
     }
+}
+
+/// `[devices] auto_clutch`: when rigd works the clutch for the player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoClutch {
+    /// When the player has no clutch axis: a gamepad, or a wheel whose `[[devices.axis]]` and
+    /// `[[motion.serial_inputs]]` map no `clutch` (a two-pedal set).
+    #[default]
+    WhenNoClutchAxis,
+    /// Always, also beside a clutch pedal (the pedal still works: the deeper press wins).
+    Always,
+    /// Never: a gearbox that needs the clutch refuses a change until the player presses it.
+    Never,
 }
 
 /// What a physical device is used for (informational: `rigd devices` prints it, and the
@@ -1074,6 +1092,23 @@ mod tests {
         assert!(message("[ffb]\nramp_s = 0.2").contains("ffb.ramp_s"));
         assert!(message("[ffb]\nreplay_ms = 500").contains("within 100 ms"));
         assert!(message("[ffb]\nupdate_rate_hz = 15").contains("ffb.update_rate_hz"));
+    }
+
+    #[test]
+    fn auto_clutch_takes_its_three_choices_and_defaults_to_when_no_clutch_axis() {
+        assert_eq!(
+            DevicesConfig::default().auto_clutch,
+            AutoClutch::WhenNoClutchAxis
+        );
+        assert_eq!(
+            parse("auto_clutch = \"never\"").auto_clutch,
+            AutoClutch::Never
+        );
+        assert_eq!(
+            parse("auto_clutch = \"always\"").auto_clutch,
+            AutoClutch::Always
+        );
+        assert!(toml::from_str::<DevicesConfig>("auto_clutch = \"sometimes\"").is_err());
     }
 
     #[test]

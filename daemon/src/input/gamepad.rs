@@ -2,6 +2,11 @@
 //! analogue triggers are throttle and brake, the bumpers shift up and down, Select resets the
 //! car, Start toggles the ignition. Rumble plays what [`super::rumble::RumbleStage`] computes.
 //!
+//! Every change is published at once, so the hub counts each bumper press as one shift even
+//! when press and release fall between two ticks, and a held bumper shifts once
+//! ([`super::player_input::ShiftLevel`]). A pad has no clutch: with the default
+//! `[devices] auto_clutch` rigd works it ([`super::auto_clutch`]).
+//!
 //! gilrs's default filters are off (its jitter filter drops changes under 1 % of travel and its
 //! deadzone comes from the kernel's `flat`); the stick deadzone is rigd's own. Hot-plug comes
 //! from gilrs: a disconnect publishes `PlayerInput::DISCONNECTED` (throttle 0, brake on), a
@@ -74,7 +79,47 @@ impl Drop for GamepadThread {
     }
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+/// What one gamepad event changes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PadChange {
+    /// Left stick X, -1 (left) ..= 1 (right).
+    Steer(f64),
+    /// Right trigger, 0 ..= 1.
+    Throttle(f64),
+    /// Left trigger, 0 ..= 1.
+    Brake(f64),
+    /// Right bumper held.
+    ShiftUp(bool),
+    /// Left bumper held.
+    ShiftDown(bool),
+    /// Select held.
+    Reset(bool),
+    /// Start pressed.
+    ToggleIgnition,
+}
+
+impl PadChange {
+    /// The change a gilrs event makes (`None`: an input rigd does not use).
+    fn of(event: EventType) -> Option<PadChange> {
+        Some(match event {
+            EventType::AxisChanged(Axis::LeftStickX, v, _) => PadChange::Steer(f64::from(v)),
+            EventType::ButtonChanged(Button::RightTrigger2, v, _) => {
+                PadChange::Throttle(f64::from(v))
+            }
+            EventType::ButtonChanged(Button::LeftTrigger2, v, _) => PadChange::Brake(f64::from(v)),
+            EventType::ButtonPressed(Button::RightTrigger, _) => PadChange::ShiftUp(true),
+            EventType::ButtonReleased(Button::RightTrigger, _) => PadChange::ShiftUp(false),
+            EventType::ButtonPressed(Button::LeftTrigger, _) => PadChange::ShiftDown(true),
+            EventType::ButtonReleased(Button::LeftTrigger, _) => PadChange::ShiftDown(false),
+            EventType::ButtonPressed(Button::Select, _) => PadChange::Reset(true),
+            EventType::ButtonReleased(Button::Select, _) => PadChange::Reset(false),
+            EventType::ButtonPressed(Button::Start, _) => PadChange::ToggleIgnition,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
 struct PadState {
     stick_x: f64,
     throttle: f64,
@@ -86,6 +131,31 @@ struct PadState {
 }
 
 impl PadState {
+    /// A pad at rest with the ignition on.
+    fn new() -> PadState {
+        PadState {
+            stick_x: 0.0,
+            throttle: 0.0,
+            brake: 0.0,
+            up: false,
+            down: false,
+            reset: false,
+            ignition: true,
+        }
+    }
+
+    fn apply(&mut self, change: PadChange) {
+        match change {
+            PadChange::Steer(x) => self.stick_x = x,
+            PadChange::Throttle(v) => self.throttle = v,
+            PadChange::Brake(v) => self.brake = v,
+            PadChange::ShiftUp(held) => self.up = held,
+            PadChange::ShiftDown(held) => self.down = held,
+            PadChange::Reset(held) => self.reset = held,
+            PadChange::ToggleIgnition => self.ignition = !self.ignition,
+        }
+    }
+
     fn player_input(&self, deadzone: f64) -> PlayerInput {
         let x = self.stick_x;
         let live = (1.0 - deadzone).max(1e-6);
@@ -147,10 +217,7 @@ fn run(
     quit: Arc<AtomicBool>,
 ) -> gilrs::Gilrs {
     let mut active: Option<GamepadId> = gilrs.gamepads().next().map(|(id, _)| id);
-    let mut state = PadState {
-        ignition: true,
-        ..PadState::default()
-    };
+    let mut state = PadState::new();
     let mut effect: Option<Effect> = None;
     let mut last_rumble = (0u16, 0u16);
     let mut next_rumble = Instant::now();
@@ -180,21 +247,10 @@ fn run(
             if active != Some(ev.id) {
                 continue;
             }
-            match ev.event {
-                EventType::AxisChanged(Axis::LeftStickX, v, _) => state.stick_x = f64::from(v),
-                EventType::ButtonChanged(Button::RightTrigger2, v, _) => {
-                    state.throttle = f64::from(v)
-                }
-                EventType::ButtonChanged(Button::LeftTrigger2, v, _) => state.brake = f64::from(v),
-                EventType::ButtonPressed(Button::RightTrigger, _) => state.up = true,
-                EventType::ButtonReleased(Button::RightTrigger, _) => state.up = false,
-                EventType::ButtonPressed(Button::LeftTrigger, _) => state.down = true,
-                EventType::ButtonReleased(Button::LeftTrigger, _) => state.down = false,
-                EventType::ButtonPressed(Button::Select, _) => state.reset = true,
-                EventType::ButtonReleased(Button::Select, _) => state.reset = false,
-                EventType::ButtonPressed(Button::Start, _) => state.ignition = !state.ignition,
-                _ => continue,
-            }
+            let Some(change) = PadChange::of(ev.event) else {
+                continue;
+            };
+            state.apply(change);
             hub.publish_devices(state.player_input(config.stick_deadzone));
             if quit.load(Ordering::Acquire) {
                 break;
@@ -239,4 +295,143 @@ fn run(
         }
     }
     gilrs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::player_input::ShiftEdges;
+    use crate::rt::handoff::LatestReader;
+    use crate::runtime::simulation::Simulation;
+    use rig_config::sim::SimConfig;
+    use rig_physics::drivetrain::ShiftRefusal;
+    use rig_physics::CarTelemetry;
+
+    /// A pad, the hub it publishes into (each change at once, as the gamepad thread does) and
+    /// the RT loop's side: each tick reads the slot, turns new shift presses into a one-tick
+    /// request and runs one 1 kHz physics step.
+    struct PadRig {
+        pad: PadState,
+        hub: Arc<InputHub>,
+        slot: LatestReader<PlayerInput>,
+        edges: ShiftEdges,
+        sim: Simulation,
+    }
+
+    impl PadRig {
+        /// `car` at rest on the default track; rigd works the clutch when `auto_clutch`.
+        fn new(car: &str, auto_clutch: bool) -> PadRig {
+            let (hub, slot) = InputHub::new();
+            hub.set_auto_clutch(auto_clutch);
+            let sim = SimConfig {
+                car: car.into(),
+                ..SimConfig::default()
+            };
+            let mut rig = PadRig {
+                pad: PadState::new(),
+                hub,
+                slot,
+                edges: ShiftEdges::default(),
+                sim: Simulation::build(&sim, 1000).expect("a built-in car"),
+            };
+            rig.change(PadChange::Steer(0.0));
+            rig
+        }
+
+        fn change(&mut self, change: PadChange) {
+            self.pad.apply(change);
+            self.hub.publish_devices(
+                self.pad
+                    .player_input(GamepadConfig::default().stick_deadzone),
+            );
+        }
+
+        /// A bumper press and release both between two ticks.
+        fn tap(&mut self, bumper: fn(bool) -> PadChange) {
+            self.change(bumper(true));
+            self.change(bumper(false));
+        }
+
+        fn run_s(&mut self, seconds: f64) {
+            for _ in 0..(seconds * 1000.0).round() as usize {
+                let mut input = self.slot.read();
+                self.edges.apply(&mut input);
+                self.sim.step(&input);
+            }
+        }
+
+        fn car(&self) -> CarTelemetry {
+            self.sim.player_telemetry()
+        }
+    }
+
+    #[test]
+    fn a_bumper_tap_shorter_than_a_tick_shifts_once_and_a_held_bumper_shifts_once() {
+        // The race car's sequential box needs no clutch: every shift here is the pad's own.
+        let mut rig = PadRig::new("race", true);
+        rig.run_s(0.1);
+        assert_eq!(rig.car().drivetrain.gear, 0);
+        rig.tap(PadChange::ShiftUp);
+        rig.run_s(0.3);
+        assert_eq!(rig.car().drivetrain.gear, 1, "the tap is not lost");
+        rig.tap(PadChange::ShiftUp);
+        rig.run_s(0.3);
+        assert_eq!(rig.car().drivetrain.gear, 2);
+        let refusals = rig.car().drivetrain.shift_refusal_count;
+
+        // Held for 1.5 s: 30 shift times of this box, one downshift.
+        rig.change(PadChange::ShiftDown(true));
+        rig.run_s(1.5);
+        rig.change(PadChange::ShiftDown(false));
+        rig.run_s(0.3);
+        let car = rig.car();
+        assert_eq!(car.drivetrain.gear, 1, "one gear for one held press");
+        assert_eq!(
+            car.drivetrain.shift_refusal_count, refusals,
+            "a held bumper sends no repeated requests for the box to refuse"
+        );
+    }
+
+    #[test]
+    fn a_pad_puts_the_road_car_in_first_and_drives_off() {
+        // The road car's H-pattern box needs the clutch, and a pad has none: with the default
+        // config rigd works it.
+        let mut rig = PadRig::new("road", true);
+        rig.run_s(0.1);
+        rig.tap(PadChange::ShiftUp);
+        rig.run_s(0.5);
+        let car = rig.car();
+        assert_eq!((car.drivetrain.gear, car.drivetrain.shifting), (1, false));
+        assert!(
+            car.speed_mps < 0.05,
+            "in gear at idle the car waits for the throttle"
+        );
+        rig.change(PadChange::Throttle(0.6));
+        rig.run_s(4.0);
+        let car = rig.car();
+        assert_eq!(car.drivetrain.gear, 1);
+        assert!(car.drivetrain.engine_running, "no stall on the launch");
+        assert!(car.speed_mps > 8.0, "{} m/s after 4 s", car.speed_mps);
+
+        // Second gear on the move: the clutch is pressed for it and let out again.
+        rig.tap(PadChange::ShiftUp);
+        rig.run_s(1.0);
+        let car = rig.car();
+        assert_eq!((car.drivetrain.gear, car.drivetrain.shifting), (2, false));
+        assert!(car.drivetrain.clutch_locked, "the clutch is out again");
+        assert!(car.speed_mps > 10.0, "{} m/s", car.speed_mps);
+    }
+
+    #[test]
+    fn without_the_auto_clutch_the_road_car_refuses_the_pads_gear() {
+        let mut rig = PadRig::new("road", false);
+        rig.run_s(0.1);
+        rig.tap(PadChange::ShiftUp);
+        rig.change(PadChange::Throttle(0.6));
+        rig.run_s(2.0);
+        let car = rig.car();
+        assert_eq!(car.drivetrain.gear, 0);
+        assert_eq!(car.drivetrain.shift_refusal, ShiftRefusal::ClutchRequired);
+        assert!(car.speed_mps < 0.05);
+    }
 }

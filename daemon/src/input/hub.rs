@@ -9,7 +9,12 @@
 //! selected gear while connected ([`merge_levels`]); their shift-button presses are added to
 //! running counts in [`PlayerInput::shift_presses`], which the RT thread turns into one-tick
 //! requests. A device only counts presses while it is connected, and each device's own press
-//! memory ([`SerialMerge`]) keeps a reconnecting device from replaying old presses.
+//! memory ([`SerialMerge`]) keeps a reconnecting device from replaying old presses. The wheel's
+//! or gamepad's held gear-up / gear-down button is counted the same way, on its rising edge
+//! ([`ShiftLevel`]), so a tap shorter than a tick shifts once and a held button shifts once.
+//!
+//! The hub also stamps the session's auto-clutch decision ([`InputHub::set_auto_clutch`]) on
+//! every input it publishes.
 //!
 //! The hub also keeps what each source has found ([`Presence`]: the configured evdev devices
 //! by name and ids, the gamepad, the serial devices), for the main thread's who-drives
@@ -17,7 +22,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::player_input::{PlayerInput, ShiftPresses};
+use super::player_input::{PlayerInput, ShiftLevel, ShiftPresses};
 use super::serial::{merge_levels, SerialControls, SerialMerge};
 use crate::rt::handoff::{latest_value, LatestReader, LatestWriter};
 
@@ -53,8 +58,12 @@ pub struct Presence {
 #[derive(Debug)]
 struct HubState {
     out: LatestWriter<PlayerInput>,
-    /// The wheel's or gamepad's latest input.
+    /// The wheel's or gamepad's latest input (sequential shift levels taken out).
     devices: PlayerInput,
+    /// The wheel's or gamepad's held sequential shift button.
+    device_shift: ShiftLevel,
+    /// rigd works the clutch for the player this session.
+    auto_clutch: bool,
     /// Serial devices by feed index (`None`: that feed has stopped).
     serial: Vec<Option<SerialSource>>,
     presses: ShiftPresses,
@@ -78,6 +87,7 @@ impl HubState {
         }
         merged.controls = merged.controls.sanitized();
         merged.shift_presses = self.presses;
+        merged.auto_clutch = self.auto_clutch;
         self.out.write(merged);
     }
 }
@@ -90,6 +100,8 @@ impl InputHub {
             state: Mutex::new(HubState {
                 out,
                 devices: PlayerInput::DISCONNECTED,
+                device_shift: ShiftLevel::default(),
+                auto_clutch: false,
                 serial: Vec::new(),
                 presses: ShiftPresses::default(),
                 presence: Presence::default(),
@@ -105,10 +117,24 @@ impl InputHub {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The wheel's or gamepad's latest input (input thread).
-    pub fn publish_devices(&self, input: PlayerInput) {
+    /// The wheel's or gamepad's latest input (input thread), published on every change: a
+    /// newly held gear-up or gear-down counts as one press.
+    pub fn publish_devices(&self, mut input: PlayerInput) {
         let mut state = self.lock();
+        let mut presses = state.presses;
+        input.controls.gear_request = state
+            .device_shift
+            .count(input.controls.gear_request, &mut presses);
+        state.presses = presses;
         state.devices = input;
+        state.publish();
+    }
+
+    /// Whether rigd works the clutch for the player this session (set-up, before the input
+    /// threads start; [`super::auto_clutch::applies`] decides).
+    pub fn set_auto_clutch(&self, on: bool) {
+        let mut state = self.lock();
+        state.auto_clutch = on;
         state.publish();
     }
 
@@ -259,5 +285,83 @@ mod tests {
         let input = slot.read();
         assert_eq!(input.controls, wheel().controls.sanitized());
         assert_eq!(input.shift_presses, ShiftPresses::default());
+    }
+
+    fn wheel_shifting(gear_request: GearRequest) -> PlayerInput {
+        let mut input = wheel();
+        input.controls.gear_request = gear_request;
+        input
+    }
+
+    /// `ticks` RT ticks reading the slot: the Up and Down requests they hand the car.
+    fn shifts_over(
+        slot: &mut LatestReader<PlayerInput>,
+        edges: &mut ShiftEdges,
+        ticks: usize,
+    ) -> (usize, usize) {
+        let (mut up, mut down) = (0, 0);
+        for _ in 0..ticks {
+            let mut input = slot.read();
+            edges.apply(&mut input);
+            match input.controls.gear_request {
+                GearRequest::Up => up += 1,
+                GearRequest::Down => down += 1,
+                _ => {}
+            }
+        }
+        (up, down)
+    }
+
+    #[test]
+    fn a_held_shift_button_shifts_once_and_a_tap_between_two_ticks_is_not_lost() {
+        let (hub, mut slot) = InputHub::new();
+        let mut edges = ShiftEdges::default();
+        hub.publish_devices(wheel_shifting(GearRequest::None));
+        assert_eq!(shifts_over(&mut slot, &mut edges, 5), (0, 0));
+
+        // A tap: press and release both published between two ticks.
+        hub.publish_devices(wheel_shifting(GearRequest::Up));
+        hub.publish_devices(wheel_shifting(GearRequest::None));
+        assert_eq!(shifts_over(&mut slot, &mut edges, 10), (1, 0));
+
+        // Held for 2 s of 1 kHz ticks while the other controls keep being republished.
+        hub.publish_devices(wheel_shifting(GearRequest::Down));
+        let (mut up, mut down) = (0, 0);
+        for _ in 0..2000 {
+            hub.publish_devices(wheel_shifting(GearRequest::Down));
+            let (u, d) = shifts_over(&mut slot, &mut edges, 1);
+            (up, down) = (up + u, down + d);
+        }
+        assert_eq!((up, down), (0, 1), "one downshift for one held press");
+
+        // Released, then three taps each in its own tick: three shifts.
+        hub.publish_devices(wheel_shifting(GearRequest::None));
+        let mut taps = 0;
+        for _ in 0..3 {
+            hub.publish_devices(wheel_shifting(GearRequest::Up));
+            hub.publish_devices(wheel_shifting(GearRequest::None));
+            taps += shifts_over(&mut slot, &mut edges, 1).0;
+        }
+        assert_eq!(taps, 3);
+        // Up held, then Down taken over from it (Up released as Down is pressed): one each.
+        hub.publish_devices(wheel_shifting(GearRequest::Up));
+        assert_eq!(shifts_over(&mut slot, &mut edges, 50), (1, 0));
+        hub.publish_devices(wheel_shifting(GearRequest::Down));
+        assert_eq!(shifts_over(&mut slot, &mut edges, 50), (0, 1));
+        hub.publish_devices(wheel_shifting(GearRequest::None));
+        assert_eq!(slot.read().shift_presses, ShiftPresses { up: 5, down: 2 });
+    }
+
+    #[test]
+    fn a_gate_selection_stays_a_level_and_the_auto_clutch_flag_rides_along() {
+        let (hub, mut slot) = InputHub::new();
+        hub.set_auto_clutch(true);
+        hub.publish_devices(wheel_shifting(GearRequest::Select(3)));
+        for _ in 0..3 {
+            let input = slot.read();
+            assert_eq!(input.controls.gear_request, GearRequest::Select(3));
+            assert!(input.auto_clutch);
+        }
+        assert_eq!(slot.read().shift_presses, ShiftPresses::default());
     }
 }

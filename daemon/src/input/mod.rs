@@ -2,7 +2,8 @@
 //! from several devices [`state`], the reading thread with hot-plug [`reader`]), gamepads
 //! through gilrs ([`gamepad`], default cargo feature `gamepad`, with its [`rumble`] output)
 //! and DIY serial devices ([`serial`]), all merged by the session's [`hub::InputHub`] into
-//! the one [`player_input::PlayerInput`] slot.
+//! the one [`player_input::PlayerInput`] slot. A player without a clutch axis gets rigd's
+//! clutch ([`auto_clutch`], applied by the simulation on the RT thread).
 //!
 //! The RT thread sees only that slot (wait-free); the FFB stage sees the rim motion and the
 //! e-stop latch through the [`crate::ffb::FfbLink`] the session hands to [`start`].
@@ -11,6 +12,7 @@
 //! gamepad at once (`rigd devices --watch`, `rigd calibrate`) and [`calibration`] is the
 //! calibration's pure state machine.
 
+pub mod auto_clutch;
 pub mod calibration;
 pub mod device_events;
 #[cfg(feature = "gamepad")]
@@ -73,6 +75,7 @@ pub fn start(
 ) -> anyhow::Result<(PlayerInputs, LatestReader<PlayerInput>)> {
     let devices = &config.devices;
     let (hub, slot) = hub::InputHub::new();
+    hub.set_auto_clutch(auto_clutch::applies(config));
     let mut inputs = PlayerInputs {
         hub: Arc::clone(&hub),
         _wheel: None,

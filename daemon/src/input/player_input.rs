@@ -5,6 +5,12 @@
 //!
 //! Invariant: when `connected` is false the RT thread ignores `controls` and the robot drives
 //! the player car, so a wheel unplugged mid-lap never leaves the car with stale pedal values.
+//!
+//! Sequential shifts are edge-triggered: one gear per press, however short the press and however
+//! long it is held. A device's held shift button is a level ([`GearRequest::Up`] / `Down` in its
+//! controls); [`ShiftLevel`] counts each rising edge into [`ShiftPresses`] where the devices'
+//! input is merged (every change of a device is published, so a tap between two ticks is still
+//! counted), and the RT thread's [`ShiftEdges`] turns each new count into a one-tick request.
 
 use rig_physics::{Controls, GearRequest};
 
@@ -23,9 +29,12 @@ pub struct PlayerInput {
     pub pause_requested: bool,
     /// The emergency stop is pressed: every output goes to its safe state while true.
     pub estop: bool,
-    /// Sequential-shift presses counted so far (serial button boxes); the RT thread turns each
-    /// new one into a one-tick shift request with [`ShiftEdges`].
+    /// Sequential-shift presses counted so far (every device's gear-up and gear-down buttons);
+    /// the RT thread turns each new one into a one-tick shift request with [`ShiftEdges`].
     pub shift_presses: ShiftPresses,
+    /// rigd works the clutch for the player (`[devices] auto_clutch`: the player's devices
+    /// have no clutch axis, or the config says always); see [`super::auto_clutch`].
+    pub auto_clutch: bool,
 }
 
 impl PlayerInput {
@@ -37,6 +46,7 @@ impl PlayerInput {
         pause_requested: false,
         estop: false,
         shift_presses: ShiftPresses { up: 0, down: 0 },
+        auto_clutch: false,
     };
 }
 
@@ -53,6 +63,34 @@ pub struct ShiftPresses {
     pub up: u32,
     /// Gear-down presses.
     pub down: u32,
+}
+
+/// One device's sequential-shift level as last published, to count its presses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ShiftLevel {
+    held: Option<GearRequest>,
+}
+
+impl ShiftLevel {
+    /// Counts a newly held `Up` or `Down` of the device's `request` into `presses` (a
+    /// held one counts once; releasing, or switching to the other button, re-arms) and returns
+    /// the request without the sequential level: only gate selections (`Select`) stay levels.
+    pub fn count(&mut self, request: GearRequest, presses: &mut ShiftPresses) -> GearRequest {
+        let sequential = matches!(request, GearRequest::Up | GearRequest::Down).then_some(request);
+        if sequential != self.held {
+            match sequential {
+                Some(GearRequest::Up) => presses.up = presses.up.wrapping_add(1),
+                Some(GearRequest::Down) => presses.down = presses.down.wrapping_add(1),
+                _ => {}
+            }
+            self.held = sequential;
+        }
+        if sequential.is_some() {
+            GearRequest::None
+        } else {
+            request
+        }
+    }
 }
 
 /// The RT thread's memory of the shift presses it has acted on (no allocation, no lock).

@@ -4,8 +4,10 @@
 //!
 //! Safety: a device that is disconnected contributes its safe values (throttle 0, clutch 0,
 //! handbrake 0, brake `disconnect_brake`, buttons released); the player counts as connected
-//! only while the steering device is. Gear buttons are levels (held = request), the RT thread
-//! acts on changes, like `reset_requested`. The e-stop button toggles a latch.
+//! only while the steering device is. Gear buttons are levels (held = request): the input hub
+//! counts a held gear-up or gear-down once, on its rising edge (one shift per press), while an
+//! H-pattern gate stays a level the gearbox engages when it can. The e-stop button toggles a
+//! latch.
 
 use rig_config::devices::{AxisFunction, ButtonFunction, DevicesConfig, SteeringConfig};
 use rig_physics::{Controls, GearRequest};

@@ -235,6 +235,7 @@ pub fn replay_steps(
             pause_requested: false,
             estop: false,
             shift_presses: ShiftPresses::default(),
+            auto_clutch: false,
         };
         for _ in 0..*count {
             if step.reset {

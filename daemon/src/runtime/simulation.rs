@@ -1,7 +1,8 @@
 //! The world the RT thread steps: the track, the player car (index 0) and the robot cars,
 //! each robot car with its driver. The player car is driven by its own robot whenever no
-//! input device is connected. The robots drive a given line (`[sim] robot_line`, or the line
-//! a recording carries) or plan their own.
+//! input device is connected, and gets rigd's clutch when the player has none
+//! ([`ClutchAssist`], `PlayerInput::auto_clutch`). The robots drive a given line
+//! (`[sim] robot_line`, or the line a recording carries) or plan their own.
 //!
 //! Building allocates (set-up, off the RT thread); [`Simulation::step`] does not. A
 //! [`StepObserver`] (the session recorder) may watch every step: what the physics consumed and
@@ -26,6 +27,7 @@ use rig_physics::{
 };
 
 use super::robots::{robot_controls, RobotDriver, SKILL_LEVELS};
+use crate::input::auto_clutch::ClutchAssist;
 use crate::input::player_input::PlayerInput;
 
 /// The car or track of `[sim]` could not be loaded.
@@ -33,9 +35,10 @@ use crate::input::player_input::PlayerInput;
 #[error("cannot build the world: {}", .0.iter().map(|p| format!("{}: {} (fix: {})", p.field, p.message, p.fix)).collect::<Vec<_>>().join("; "))]
 pub struct WorldError(pub Vec<FieldProblem>);
 
-/// Sees every physics step: the input the step consumed, whether the player car was reset
-/// just before it, and the player car's telemetry after it. Runs on the RT thread: it must
-/// not allocate, block, take a lock another thread can hold, or log.
+/// Sees every physics step: the input the step consumed (with rigd's clutch, when it works
+/// the clutch for the player), whether the player car was reset just before it, and the
+/// player car's telemetry after it. Runs on the RT thread: it must not allocate, block, take
+/// a lock another thread can hold, or log.
 pub trait StepObserver: Send + std::fmt::Debug {
     /// Called once after each step.
     fn observe(&mut self, input: &PlayerInput, reset: bool, player: &CarTelemetry);
@@ -47,6 +50,8 @@ pub struct Simulation {
     world: World,
     player: CarId,
     player_robot: RobotDriver,
+    /// rigd's clutch for a player without one.
+    player_clutch: ClutchAssist,
     robots: Vec<(CarId, RobotDriver)>,
     dt_s: f64,
     /// The `[sim]` section and rate this was built from (a reload keeps the world when
@@ -112,6 +117,7 @@ impl Simulation {
             world,
             player,
             player_robot,
+            player_clutch: ClutchAssist::new(spec),
             robots,
             dt_s: 1.0 / f64::from(rate_hz),
             built_from: (sim.clone(), rate_hz),
@@ -148,13 +154,19 @@ impl Simulation {
         self.world.car_count()
     }
 
-    /// One physics step: the player's controls (or its robot's when no device is
-    /// connected), every robot's controls, then the world.
+    /// One physics step: the player's controls (with rigd's clutch when `auto_clutch`; its
+    /// robot's when no device is connected), every robot's controls, then the world.
     pub fn step(&mut self, input: &PlayerInput) {
-        let player_controls = if input.connected {
-            input.controls
-        } else {
+        let mut consumed = *input;
+        let player_controls = if !input.connected {
             robot_controls(&mut self.player_robot, &self.world, self.player)
+        } else if input.auto_clutch {
+            let car = self.world.car(self.player).telemetry();
+            consumed.controls = self.player_clutch.controls(input.controls, car, self.dt_s);
+            consumed.controls
+        } else {
+            self.player_clutch.reset();
+            input.controls
         };
         self.world.set_controls(self.player, player_controls);
         for (car, robot) in &mut self.robots {
@@ -164,13 +176,14 @@ impl Simulation {
         self.world.step(self.dt_s);
         let reset = std::mem::take(&mut self.reset_pending);
         if let Some(observer) = &mut self.observer {
-            observer.observe(input, reset, &self.world.telemetry(self.player));
+            observer.observe(&consumed, reset, &self.world.telemetry(self.player));
         }
     }
 
     /// Puts the player car back on its start slot, at rest (no allocation).
     pub fn reset_player(&mut self) {
         self.world.reset_car(self.player);
+        self.player_clutch.reset();
         self.reset_pending = true;
     }
 
