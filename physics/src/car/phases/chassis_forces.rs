@@ -25,6 +25,7 @@ pub(in crate::car) struct ChassisLoads {
 }
 
 impl Car {
+    #[inline(always)]
     pub(in crate::car) fn chassis_forces(
         &mut self,
         track: &Track,

@@ -27,6 +27,7 @@ pub(in crate::car) struct TyreInputs {
 }
 
 impl Car {
+    #[inline(always)]
     pub(in crate::car) fn wheel_contacts(
         &mut self,
         track: &Track,

@@ -22,6 +22,7 @@ pub(in crate::car) struct Motion {
 }
 
 impl Car {
+    #[inline(always)]
     pub(in crate::car) fn integrate_motion(
         &mut self,
         track: &Track,

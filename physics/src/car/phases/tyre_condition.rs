@@ -12,6 +12,7 @@ use crate::track::Track;
 use crate::tyre::thermal::HeatInput;
 
 impl Car {
+    #[inline(always)]
     pub(in crate::car) fn update_tyre_condition(
         &mut self,
         track: &Track,

@@ -14,6 +14,7 @@ use crate::drivetrain::WheelSpinInput;
 use crate::math;
 
 impl Car {
+    #[inline(always)]
     pub(in crate::car) fn tyre_forces(
         &self,
         inputs: &TyreInputs,
