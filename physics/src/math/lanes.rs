@@ -5,10 +5,6 @@
 //! Why lanes: the Magic Formula's time is the latency of its atan chains, not its instruction
 //! count, and four wheels side by side overlap those chains (see `tyre::mf61`). Lane results
 //! are bit-identical to the portable reference on every run (tested).
-//!
-//! On a CPU with AVX ([`avx_available`]) the out-of-line batches run a copy compiled with AVX:
-//! the same operations (still 128-bit) in three-operand form, which drops the register copies
-//! SSE2's two-operand instructions need; no FMA, so every rounding and bit is the same.
 
 use std::ops::Neg;
 
@@ -21,12 +17,6 @@ use std::ops::Neg;
 /// lane masks and [`F64x4::select`], never branches.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 pub use sse2_lanes::{F64x4, Mask4};
-
-/// One AVX register per four lanes, for the AVX copies of the batches.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-pub(crate) use avx::Avx4;
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 pub use portable_lanes::{F64x4, Mask4};
@@ -131,18 +121,6 @@ mod sse2_lanes {
                 _mm_cvtsd_f64(self.hi),
                 high(self.hi),
             ]
-        }
-
-        /// The two registers (lanes 0-1, lanes 2-3), for the AVX lanes' conversion.
-        #[inline(always)]
-        pub(in crate::math::lanes) fn halves(self) -> (__m128d, __m128d) {
-            (self.lo, self.hi)
-        }
-
-        /// Lanes from their two registers (lanes 0-1, lanes 2-3).
-        #[inline(always)]
-        pub(in crate::math::lanes) fn from_halves(lo: __m128d, hi: __m128d) -> F64x4 {
-            F64x4 { lo, hi }
         }
 
         #[inline(always)]
@@ -484,105 +462,6 @@ impl Neg for F64x4 {
     }
 }
 
-/// The lane operations the batched functions are written with, so one body serves
-/// [`F64x4`] and, in the AVX copies, one 256-bit register per four lanes (`avx::Avx4`); the
-/// same operations in the same order, so the same bits.
-pub trait Lanes:
-    Copy
-    + std::ops::Add<Output = Self>
-    + std::ops::Sub<Output = Self>
-    + std::ops::Mul<Output = Self>
-    + std::ops::Div<Output = Self>
-    + std::ops::Add<f64, Output = Self>
-    + std::ops::Sub<f64, Output = Self>
-    + std::ops::Mul<f64, Output = Self>
-    + std::ops::Div<f64, Output = Self>
-{
-    /// A lane mask ([`Mask4`] for [`F64x4`]).
-    type Mask: Copy;
-    /// Every lane `v`.
-    fn splat(v: f64) -> Self;
-    /// The same four lanes from an [`F64x4`].
-    fn from_lanes(x: F64x4) -> Self;
-    /// The same four lanes as an [`F64x4`].
-    fn to_lanes(self) -> F64x4;
-    /// |x| lane by lane.
-    fn abs(self) -> Self;
-    /// Square root lane by lane.
-    fn sqrt(self) -> Self;
-    /// Lane-wise [`f64::clamp`] (a NaN lane stays NaN).
-    fn clamp(self, lo: f64, hi: f64) -> Self;
-    /// |self| with the sign of `sign`, lane by lane.
-    fn copysign(self, sign: Self) -> Self;
-    /// Lanes where `self > o`.
-    fn greater_than(self, o: Self) -> Self::Mask;
-    /// `self` where `mask` is set, +0 elsewhere.
-    fn where_set(self, mask: Self::Mask) -> Self;
-    /// `self` where `mask` is clear, +0 elsewhere.
-    fn where_clear(self, mask: Self::Mask) -> Self;
-}
-
-/// A scalar on the left of a lane operation (`1.0 - z`, `c + z * c1`).
-pub trait ScalarFor<L>:
-    std::ops::Add<L, Output = L>
-    + std::ops::Sub<L, Output = L>
-    + std::ops::Mul<L, Output = L>
-    + std::ops::Div<L, Output = L>
-{
-}
-
-impl<L> ScalarFor<L> for f64 where
-    f64: std::ops::Add<L, Output = L>
-        + std::ops::Sub<L, Output = L>
-        + std::ops::Mul<L, Output = L>
-        + std::ops::Div<L, Output = L>
-{
-}
-
-impl Lanes for F64x4 {
-    type Mask = Mask4;
-    #[inline(always)]
-    fn splat(v: f64) -> F64x4 {
-        F64x4::splat(v)
-    }
-    #[inline(always)]
-    fn from_lanes(x: F64x4) -> F64x4 {
-        x
-    }
-    #[inline(always)]
-    fn to_lanes(self) -> F64x4 {
-        self
-    }
-    #[inline(always)]
-    fn abs(self) -> F64x4 {
-        F64x4::abs(self)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> F64x4 {
-        F64x4::sqrt(self)
-    }
-    #[inline(always)]
-    fn clamp(self, lo: f64, hi: f64) -> F64x4 {
-        F64x4::clamp(self, lo, hi)
-    }
-    #[inline(always)]
-    fn copysign(self, sign: F64x4) -> F64x4 {
-        F64x4::copysign(self, sign)
-    }
-    #[inline(always)]
-    fn greater_than(self, o: F64x4) -> Mask4 {
-        F64x4::greater_than(self, o)
-    }
-    #[inline(always)]
-    fn where_set(self, mask: Mask4) -> F64x4 {
-        F64x4::where_set(self, mask)
-    }
-    #[inline(always)]
-    fn where_clear(self, mask: Mask4) -> F64x4 {
-        F64x4::where_clear(self, mask)
-    }
-}
-
 /// tan(pi/8) and tan(3 pi/8): the bounds of [`atan4`]'s three reduction ranges.
 const TAN_PI_8: f64 = 0.414_213_562_373_095_03;
 const TAN_3PI_8: f64 = 2.414_213_562_373_095;
@@ -622,65 +501,23 @@ pub fn atan4(x: F64x4) -> F64x4 {
     angle
 }
 
-/// True when the CPU has AVX (the standard library's cached check): the hot lane functions
-/// and the car step then run their AVX copies. AVX without FMA encodes the same operations
-/// with three operands (no register copy before each two-operand SSE2 operation); every
-/// rounding is the same, so both copies give the same bits (tested here and by the step's
-/// own test).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub fn avx_available() -> bool {
-    std::arch::is_x86_feature_detected!("avx")
-}
-
 /// [`atan4`] of N groups of four lanes, written operation by operation across the groups so
 /// their independent chains (a division, then an 11-term polynomial) are interleaved in one
 /// instruction stream and overlap, instead of queueing one group behind the other.
 /// Reduction by symmetry (odd) and one division onto |u| <= tan(pi/8):
 /// |x| <= tan(pi/8): u = |x|; up to tan(3 pi/8): atan|x| = pi/4 + atan((|x| - 1) / (|x| + 1));
 /// beyond: pi/2 + atan(-1 / |x|) (infinity gives pi/2 exactly); then the polynomial by
-/// Estrin's scheme. NaN lanes stay NaN; -0 stays -0. Out of line (inlined, the tyre's
-/// evaluation grew too large for the instruction cache), in its AVX copy when the CPU has
-/// AVX ([`avx_available`]).
-#[inline(always)]
+/// Estrin's scheme. NaN lanes stay NaN; -0 stays -0.
+#[inline(never)]
 pub fn atan4_batch<const N: usize>(x: [F64x4; N]) -> [F64x4; N] {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if avx_available() {
-        // SAFETY: the CPU has AVX (checked just above), the only feature the copy needs.
-        return unsafe { atan4_batch_avx(x) };
-    }
-    atan4_batch_baseline(x)
-}
-
-/// [`atan4_batch`] for the x86-64 baseline (SSE2) or another target.
-#[inline(never)]
-fn atan4_batch_baseline<const N: usize>(x: [F64x4; N]) -> [F64x4; N] {
-    atan4_batch_lanes(x)
-}
-
-/// [`atan4_batch`] compiled with AVX, in 256-bit registers (the same bits,
-/// [`avx_available`]).
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[target_feature(enable = "avx")]
-#[inline(never)]
-fn atan4_batch_avx<const N: usize>(x: [F64x4; N]) -> [F64x4; N] {
-    atan4_batch_lanes(x.map(avx::Avx4::from_lanes)).map(Lanes::to_lanes)
-}
-
-/// The body of [`atan4_batch`], inlined into its two copies.
-#[inline(always)]
-fn atan4_batch_lanes<L: Lanes, const N: usize>(x: [L; N]) -> [L; N]
-where
-    f64: ScalarFor<L>,
-{
-    let one = L::splat(1.0);
-    let a = x.map(L::abs);
+    let one = F64x4::splat(1.0);
+    let a = x.map(F64x4::abs);
     // Masks instead of selects: `middle` is set in the upper two ranges, `high` in the top
     // one, so each term below is a masked constant or lane.
-    let middle = a.map(|a| a.greater_than(L::splat(TAN_PI_8)));
-    let high = a.map(|a| a.greater_than(L::splat(TAN_3PI_8)));
+    let middle = a.map(|a| a.greater_than(F64x4::splat(TAN_PI_8)));
+    let high = a.map(|a| a.greater_than(F64x4::splat(TAN_3PI_8)));
     // a, a - 1, -1 over 1, a + 1, a for the three ranges.
-    let u: [L; N] = std::array::from_fn(|i| {
+    let u = each::<N>(|i| {
         let numerator = a[i].where_clear(high[i]) - one.where_set(middle[i]);
         let denominator = a[i].where_set(middle[i]) + one.where_clear(high[i]);
         numerator / denominator
@@ -689,15 +526,15 @@ where
     let z2 = z.map(|z| z * z);
     let z4 = z2.map(|z2| z2 * z2);
     let c = &ATAN_POLY;
-    let pair = |k: usize| -> [L; N] { std::array::from_fn(|i| c[k] + z[i] * c[k + 1]) };
+    let pair = |k: usize| each::<N>(|i| c[k] + z[i] * c[k + 1]);
     let (p0, p2, p4, p6, p8) = (pair(0), pair(2), pair(4), pair(6), pair(8));
-    let high_terms: [L; N] =
-        std::array::from_fn(|i| (p4[i] + z2[i] * p6[i]) + z4[i] * (p8[i] + z2[i] * c[10]));
-    let p: [L; N] = std::array::from_fn(|i| (p0[i] + z2[i] * p2[i]) + z4[i] * high_terms[i]);
+    let high_terms = each::<N>(|i| (p4[i] + z2[i] * p6[i]) + z4[i] * (p8[i] + z2[i] * c[10]));
+    let p = each::<N>(|i| (p0[i] + z2[i] * p2[i]) + z4[i] * high_terms[i]);
     // 0, pi/4, pi/4 + pi/4 = pi/2 (exact doubling), each as double plus rest.
-    std::array::from_fn(|i| {
-        let quarter_turns =
-            |part: f64| L::splat(part).where_set(middle[i]) + L::splat(part).where_set(high[i]);
+    each::<N>(|i| {
+        let quarter_turns = |part: f64| {
+            F64x4::splat(part).where_set(middle[i]) + F64x4::splat(part).where_set(high[i])
+        };
         let angle = quarter_turns(PIO4_HI) + (u[i] + (u[i] * z[i] * p[i] + quarter_turns(PIO4_LO)));
         angle.copysign(x[i])
     })
@@ -727,17 +564,13 @@ const COS_POLY: [f64; 6] = [
 /// within a couple of ulp of the library, module test; no reduction: larger angles lose
 /// accuracy), for N groups side by side as in [`atan4_batch`].
 #[inline(always)]
-pub fn sin_cos4_quarter<L: Lanes, const N: usize>(r: [L; N]) -> [(L, L); N]
-where
-    f64: ScalarFor<L>,
-{
+pub fn sin_cos4_quarter<const N: usize>(r: [F64x4; N]) -> [(F64x4, F64x4); N] {
     let z = r.map(|r| r * r);
     let z2 = z.map(|z| z * z);
     let z4 = z2.map(|z2| z2 * z2);
-    let estrin = |c: &[f64; 6]| -> [L; N] {
-        let low: [L; N] =
-            std::array::from_fn(|i| (c[0] + z[i] * c[1]) + z2[i] * (c[2] + z[i] * c[3]));
-        std::array::from_fn(|i| low[i] + z4[i] * (c[4] + z[i] * c[5]))
+    let estrin = |c: &[f64; 6]| {
+        let low = each::<N>(|i| (c[0] + z[i] * c[1]) + z2[i] * (c[2] + z[i] * c[3]));
+        each::<N>(|i| low[i] + z4[i] * (c[4] + z[i] * c[5]))
     };
     let (s, c) = (estrin(&SIN_POLY), estrin(&COS_POLY));
     std::array::from_fn(|i| (r[i] + r[i] * z[i] * s[i], 1.0 - 0.5 * z[i] + z2[i] * c[i]))
@@ -840,35 +673,6 @@ mod tests {
             }
         }
         assert!(worst <= 2.0, "worst {worst} ulps");
-    }
-
-    /// The AVX copy of [`atan4_batch`] gives the baseline copy's bits (two groups, every
-    /// reduction range, both signs, special values).
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[test]
-    fn avx_atan4_gives_the_baseline_bits() {
-        if !avx_available() {
-            return;
-        }
-        let specials = [f64::NAN, f64::INFINITY, -0.0, 5e-324];
-        let mut x = 1e-12;
-        let mut k = 0;
-        while x < 1e12 {
-            let groups = [
-                F64x4::from_array([x, -x, 0.37 * x, specials[k % 4]]),
-                F64x4::from_array([-1.9 * x, x + 1.0, -(x + 0.5), 1.0 / x]),
-            ];
-            let baseline = atan4_batch_baseline(groups);
-            // SAFETY: the CPU has AVX (checked at the start).
-            let avx = unsafe { atan4_batch_avx(groups) };
-            for (a, b) in baseline.iter().zip(&avx) {
-                for (a, b) in a.to_array().iter().zip(b.to_array()) {
-                    assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
-                }
-            }
-            x *= 1.01;
-            k += 1;
-        }
     }
 
     /// The SSE2 lanes against the portable ones, operation by operation, on ordinary and

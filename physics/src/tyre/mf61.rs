@@ -20,13 +20,9 @@
 //! ([`crate::math::atan4_batch`], `sin_cos4_batch`: one instruction stream, two chains in
 //! flight). atan is a polynomial within a few ulp of the library's; sin/cos(C atan phi) is
 //! algebraic in phi for the whole part of C plus a short polynomial for the rest (`Shape`);
-//! cos(atan x) and sin(2 atan x) are algebraic. The batches have AVX copies taken when the
-//! CPU has AVX (the same bits; [`crate::math::lanes::avx_available`]).
+//! cos(atan x) and sin(2 atan x) are algebraic.
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use crate::math::lanes::{avx_available, Avx4};
-use crate::math::lanes::{Lanes, ScalarFor};
-use crate::math::{atan4_batch, exp, sin_cos4_quarter, F64x4};
+use crate::math::{atan4_batch, each, exp, sin_cos4_quarter, F64x4};
 
 /// Small number keeping the B = K / (C D) divisions finite at zero load.
 const EPS: f64 = 1e-9;
@@ -372,10 +368,7 @@ impl Shape {
 
     /// (sin, cos) of n atan(phi), n = C rounded (`z` = phi^2).
     #[inline(always)]
-    fn whole_angle<L: Lanes>(&self, phi: L, z: L) -> (L, L)
-    where
-        f64: ScalarFor<L>,
-    {
+    fn whole_angle(&self, phi: F64x4, z: F64x4) -> (F64x4, F64x4) {
         // A branch on the shape factor, the same for every lane and every step.
         match self.whole {
             1 => {
@@ -386,64 +379,20 @@ impl Shape {
                 let inv = 1.0 / (1.0 + z);
                 (2.0 * phi * inv, (1.0 - z) * inv)
             }
-            n => {
-                let (sin, cos) = whole_multiple(n, phi.to_lanes(), z.to_lanes());
-                (L::from_lanes(sin), L::from_lanes(cos))
-            }
+            n => whole_multiple(n, phi, z),
         }
     }
 }
 
 /// (sin, cos) of C_k atan(phi_k) for N shapes and their arguments, operation by operation
-/// across the shapes (like [`atan4_batch`]) so the independent chains overlap. Out of line
-/// like it, and like it in its AVX copy when the CPU has AVX (the same bits).
-#[inline(always)]
+/// across the shapes (like [`atan4_batch`]) so the independent chains overlap.
+#[inline(never)]
 fn sin_cos4_batch<const N: usize>(shapes: [&Shape; N], phi: [F64x4; N]) -> [(F64x4, F64x4); N] {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if avx_available() {
-        // SAFETY: the CPU has AVX (checked just above), the only feature the copy needs.
-        return unsafe { sin_cos4_batch_avx(shapes, phi) };
-    }
-    sin_cos4_batch_baseline(shapes, phi)
-}
-
-/// [`sin_cos4_batch`] for the x86-64 baseline (SSE2) or another target.
-#[inline(never)]
-fn sin_cos4_batch_baseline<const N: usize>(
-    shapes: [&Shape; N],
-    phi: [F64x4; N],
-) -> [(F64x4, F64x4); N] {
-    sin_cos4_batch_lanes(shapes, phi)
-}
-
-/// [`sin_cos4_batch`] compiled with AVX, in 256-bit registers (the same bits).
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[target_feature(enable = "avx")]
-#[inline(never)]
-fn sin_cos4_batch_avx<const N: usize>(
-    shapes: [&Shape; N],
-    phi: [F64x4; N],
-) -> [(F64x4, F64x4); N] {
-    sin_cos4_batch_lanes(shapes, phi.map(Avx4::from_lanes))
-        .map(|(sin, cos)| (sin.to_lanes(), cos.to_lanes()))
-}
-
-/// The body of [`sin_cos4_batch`], inlined into its two copies (the atans are out of line:
-/// [`atan4_batch`]).
-#[inline(always)]
-fn sin_cos4_batch_lanes<L: Lanes, const N: usize>(
-    shapes: [&Shape; N],
-    phi: [L; N],
-) -> [(L, L); N]
-where
-    f64: ScalarFor<L>,
-{
     let phi = phi.map(|phi| phi.clamp(-SHAPE_PHI_LIMIT, SHAPE_PHI_LIMIT));
     let z = phi.map(|phi| phi * phi);
-    let whole: [(L, L); N] = std::array::from_fn(|i| shapes[i].whole_angle(phi[i], z[i]));
-    let theta = atan4_batch(phi.map(L::to_lanes)).map(L::from_lanes);
-    let rest: [(L, L); N] =
-        sin_cos4_quarter::<L, N>(std::array::from_fn(|i| shapes[i].rest * theta[i]));
+    let whole: [(F64x4, F64x4); N] = std::array::from_fn(|i| shapes[i].whole_angle(phi[i], z[i]));
+    let theta = atan4_batch(phi);
+    let rest = sin_cos4_quarter(each::<N>(|i| shapes[i].rest * theta[i]));
     std::array::from_fn(|i| {
         let ((sin_n, cos_n), (sin_r, cos_r)) = (whole[i], rest[i]);
         (sin_n * cos_r + cos_n * sin_r, cos_n * cos_r - sin_n * sin_r)
@@ -1022,36 +971,6 @@ mod tests {
         }
         assert!(worst <= 8.0, "worst {worst} ulps");
         assert_eq!(Shape::new(1.3).sin_cos(0.0), (0.0, 1.0));
-    }
-
-    /// The AVX copy of [`sin_cos4_batch`] gives the baseline copy's bits for every shape of
-    /// the built-in set and the whole multiples of other shapes.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[test]
-    fn avx_shapes_give_the_baseline_bits() {
-        if !avx_available() {
-            return;
-        }
-        let m = &PACEJKA_2006_205_60R15;
-        let shapes = [m.pcx1, m.pcy1, m.rcx1, m.rcy1, m.qcz1, m.rvy5, 0.3, 2.6, -1.3].map(Shape::new);
-        for pair in shapes.windows(2) {
-            for i in 0..=4_000 {
-                let phi = -40.0 + 80.0 * i as f64 / 4_000.0;
-                let lanes = [
-                    F64x4::from_array([phi, -phi, 0.01 * phi, 1e-3 / (phi + 1e-9)]),
-                    F64x4::from_array([0.5 * phi, phi * phi, -0.02 * phi, 1e200]),
-                ];
-                let baseline = sin_cos4_batch_baseline([&pair[0], &pair[1]], lanes);
-                // SAFETY: the CPU has AVX (checked at the start).
-                let avx = unsafe { sin_cos4_batch_avx([&pair[0], &pair[1]], lanes) };
-                for ((s0, c0), (s1, c1)) in baseline.iter().zip(&avx) {
-                    for (a, b) in [(s0, s1), (c0, c1)] {
-                        let (a, b) = (a.to_array(), b.to_array());
-                        assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "phi {phi}");
-                    }
-                }
-            }
-        }
     }
 
     #[test]

@@ -25,7 +25,6 @@ pub(in crate::car) struct ChassisLoads {
 }
 
 impl Car {
-    #[inline(always)]
     pub(in crate::car) fn chassis_forces(
         &mut self,
         track: &Track,

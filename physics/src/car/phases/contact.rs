@@ -27,7 +27,6 @@ pub(in crate::car) struct TyreInputs {
 }
 
 impl Car {
-    #[inline(always)]
     pub(in crate::car) fn wheel_contacts(
         &mut self,
         track: &Track,

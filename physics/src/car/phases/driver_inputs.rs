@@ -24,7 +24,6 @@ pub(in crate::car) struct DriverInputs {
 }
 
 impl Car {
-    #[inline(always)]
     pub(in crate::car) fn driver_inputs(&mut self, controls: &Controls, dt: f64) -> DriverInputs {
         let rim_rad = self.steering.rim_angle(controls.steering);
         self.steering

@@ -22,7 +22,6 @@ pub(in crate::car) struct Motion {
 }
 
 impl Car {
-    #[inline(always)]
     pub(in crate::car) fn integrate_motion(
         &mut self,
         track: &Track,

@@ -11,7 +11,6 @@ use super::{StepFrame, WheelWork};
 use crate::car::Car;
 
 impl Car {
-    #[inline(always)]
     pub(in crate::car) fn suspension_forces(
         &self,
         frame: &StepFrame,

@@ -14,7 +14,6 @@ use crate::telemetry::WheelTelemetry;
 use crate::track::Track;
 
 impl Car {
-    #[inline(always)]
     pub(in crate::car) fn fill_telemetry(
         &mut self,
         track: &Track,

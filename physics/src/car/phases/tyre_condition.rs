@@ -12,7 +12,6 @@ use crate::track::Track;
 use crate::tyre::thermal::HeatInput;
 
 impl Car {
-    #[inline(always)]
     pub(in crate::car) fn update_tyre_condition(
         &mut self,
         track: &Track,

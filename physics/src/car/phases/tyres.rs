@@ -14,7 +14,6 @@ use crate::drivetrain::WheelSpinInput;
 use crate::math;
 
 impl Car {
-    #[inline(always)]
     pub(in crate::car) fn tyre_forces(
         &self,
         inputs: &TyreInputs,

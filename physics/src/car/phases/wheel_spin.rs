@@ -16,7 +16,6 @@ use crate::quarantine::StepPhase;
 impl Car {
     /// Runs the drivetrain; returns the new wheel spin rates (finite: the drivetrain replaces
     /// bad ones with rest and records what it replaced).
-    #[inline(always)]
     pub(in crate::car) fn drivetrain_step(
         &mut self,
         controls: &Controls,
@@ -31,7 +30,6 @@ impl Car {
     }
 
     /// Commits the new spin rates and slip states to the new state.
-    #[inline(always)]
     pub(in crate::car) fn commit_wheel_spin(
         &mut self,
         work: &mut [WheelWork; 4],
