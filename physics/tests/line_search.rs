@@ -9,7 +9,7 @@
 use rig_physics::line_search::drive::{run_full, Abandoned, Course, Runner};
 use rig_physics::line_search::file::{LineFile, LineFileError, Provenance};
 use rig_physics::line_search::{Search, SearchError, Settings, Strategy};
-use rig_physics::robot::Robot;
+use rig_physics::robot::{DriverLimits, Robot, DEFAULT_GRIP};
 use rig_physics::track::builtin;
 use rig_physics::{spec, CarTelemetry, World};
 
@@ -57,7 +57,11 @@ fn a_cloned_car_and_robot_continue_bit_for_bit() {
 fn the_planned_line_as_offsets_is_the_robot_new_builds() {
     let course = course("road");
     let from_offsets = course.robot(&course.planned_offsets());
-    let planned = Robot::for_car(course.track(), course.car());
+    let planned = Robot::new(
+        course.track(),
+        DriverLimits::from_car(course.car()),
+        DEFAULT_GRIP,
+    );
     assert_eq!(
         from_offsets.planned_lap_s().to_bits(),
         planned.planned_lap_s().to_bits()

@@ -1,7 +1,10 @@
 //! Who drives a robot car: the one place the runtime asks a robot for controls.
 //!
 //! The driver is `rig_physics::robot::Robot` (a line and speed profile planned at set-up, pure
-//! pursuit and speed holding while driving). Planning allocates and costs milliseconds, so a
+//! pursuit and speed holding while driving): `Robot::for_car`, planning on the car's envelope
+//! (the shipped measured one, else the estimate from the car data) with a margin of 0.96, or,
+//! with a `[sim] robot_line`, the line search's robot on that line (planning as the search
+//! that verified the line did). Planning allocates and costs milliseconds, so a
 //! world plans the player's robot once per car spec and gives the further robot cars that
 //! robot's line with [`SKILL_LEVELS`] different margins ([`RobotDriver::for_robot`], planned
 //! once each and cloned beyond): their skills, and so their lap times, differ.
@@ -28,8 +31,9 @@ impl RobotDriver {
     }
 }
 
-/// Margin (share of the limits planned with) each further robot car gives up against the one
-/// before it: 0.02 of the grip is about 1 % of lap time on the circuit.
+/// Margin (share of the envelope's lateral and braking limits planned with) each further robot
+/// car gives up against the one before it: 0.02 is 0.6-0.8 % of the road car's planned lap on
+/// the circuit (101.62, 102.21, 102.95, 103.76 s at 0.96 down to 0.90).
 pub const MARGIN_STEP: f64 = 0.02;
 /// Least margin a robot car plans with.
 const LEAST_MARGIN: f64 = 0.5;

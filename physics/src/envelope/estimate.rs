@@ -11,15 +11,18 @@
 //!   same thrust, so the light inside wheel runs out first (the friction ellipse takes the
 //!   thrust out of its lateral capacity). That is why the limit falls with speed. The car's
 //!   limit is the first axle to saturate.
-//! - Braking: every wheel at its peak longitudinal friction (ABS) under the longitudinal load
-//!   transfer, capped by each axle's share of the brake torque, plus drag and rolling
-//!   resistance.
+//! - Braking, under the longitudinal load transfer, plus drag and rolling resistance: with ABS
+//!   every wheel at its peak longitudinal friction, capped by each axle's share of the brake
+//!   torque; without, one line pressure split by the brake bias, so the axle that reaches its
+//!   peak first (the race car's light rear) sets the total (more pedal only locks it), as the
+//!   measurement's best pedal finds.
 //! - Drive: full-throttle engine torque (net curve, clutch capacity, the limiter's fade) in
 //!   the gear giving the most acceleration, through the gearbox efficiency; capped by the
 //!   driven axle's traction with the load moved onto or off it by the acceleration; less drag
 //!   and rolling resistance; the engine's and wheels' inertia accelerated with the car (in
 //!   first gear the engine alone adds a quarter of the road car's mass).
-//!   Below the launch engine speed the clutch slips (the engine runs at the launch speed).
+//!   Below the launch engine speed the clutch slips (the engine runs at the launch speed);
+//!   past the top gear's rev limit the engine gives nothing and the car coasts.
 //! - Upshift speeds: where the next gear accelerates the car harder (or the rev limit).
 //! - Shift time: the gearbox's, plus the clutch work of a box that needs the pedal (as the
 //!   robot shifts: [`crate::robot::gears::CLUTCH_WORK_S`]).
@@ -195,15 +198,22 @@ impl CarModel<'_> {
         let resistance = self.resistance_n(speed_mps);
         let wheelbase = self.car.chassis.wheelbase_m;
         let height = self.car.chassis.cog_height_m;
+        let bias = [brakes.front_bias, 1.0 - brakes.front_bias];
         let reaches = |decel: f64| {
             let transfer = self.mass_kg * decel * height / wheelbase;
             let axle_loads = [loads[0] + transfer, loads[1] - transfer];
-            let force: f64 = (0..2)
-                .map(|axle| {
-                    (2.0 * self.longitudinal_force(axle, 0.5 * axle_loads[axle]))
-                        .min(torque_cap[axle])
-                })
-                .sum();
+            let peak = |axle: usize| 2.0 * self.longitudinal_force(axle, 0.5 * axle_loads[axle]);
+            let force: f64 = if brakes.abs {
+                // Each wheel held at its peak, the pedal's torque the cap.
+                (0..2).map(|axle| peak(axle).min(torque_cap[axle])).sum()
+            } else {
+                // One line pressure: the bias splits the force, and the axle that reaches its
+                // peak first locks (more pedal only slides it), so that axle sets the total.
+                (0..2)
+                    .filter(|&axle| bias[axle] > 0.0)
+                    .map(|axle| peak(axle) / bias[axle])
+                    .fold(brakes.max_torque_nm / radius, f64::min)
+            };
             force + resistance >= self.mass_kg * decel
         };
         bisect(reaches, 0.0, 60.0)
@@ -265,10 +275,13 @@ impl CarModel<'_> {
             }
         };
         let gears = self.car.drivetrain.gearbox.forward_ratios.len();
+        // Past the top gear's rev limit the engine gives nothing (the limiter): the car coasts.
+        let coasting = -self.resistance_n(speed_mps) / self.mass_kg;
         let best = |traction_n: f64| {
             (0..gears)
                 .filter_map(|gear| self.drive_in_gear(gear, speed_mps, traction_n))
-                .fold(f64::MIN, f64::max)
+                .reduce(f64::max)
+                .unwrap_or(coasting)
         };
         // The acceleration the wheel force allows, with the load transfer that acceleration
         // causes: a few fixed-point steps converge (the transfer changes little).
@@ -320,6 +333,7 @@ impl CarModel<'_> {
         };
         let cornering_drag = self.mass_kg * lateral_mps2 * self.cornering_drag_ratio;
         let gears = self.car.drivetrain.gearbox.forward_ratios.len();
+        let coasting = -(self.resistance_n(speed_mps) + cornering_drag) / self.mass_kg;
         let best = |traction_n: f64| {
             (0..gears)
                 .filter_map(|gear| {
@@ -329,7 +343,8 @@ impl CarModel<'_> {
                             / self.effective_mass_kg(gear),
                     )
                 })
-                .fold(f64::MIN, f64::max)
+                .reduce(f64::max)
+                .unwrap_or(coasting)
         };
         let mut accel = best(f64::INFINITY);
         for _ in 0..8 {
@@ -493,5 +508,51 @@ mod tests {
         assert!(error(braking, 11.7).abs() < 0.05, "{braking}");
         // The lateral limit falls with speed (the driven wheels' thrust against drag).
         assert!(lateral_50 < lateral_14);
+    }
+
+    /// Past its top gear's rev limit (the race car: 86.6 m/s) a car coasts: the estimate's
+    /// drive there is the coasting deceleration, not "no gear" (it was -1.8e308, which planned
+    /// the race and rally robots to a standstill on the oval, whose turns they take flat out).
+    #[test]
+    fn past_the_top_gears_rev_limit_the_car_coasts() {
+        for name in crate::spec::builtin::car_names() {
+            let car = crate::spec::builtin::car(name).unwrap();
+            let envelope = Envelope::estimate(&car);
+            let top = envelope.points.last().unwrap();
+            assert_eq!(top.drive_mps2, -top.coast_mps2, "{name}");
+            assert!(
+                envelope
+                    .points
+                    .iter()
+                    .all(|p| p.drive_mps2 >= -p.coast_mps2 && p.drive_mps2.is_finite()),
+                "{name}"
+            );
+        }
+    }
+
+    /// Without ABS one line pressure brakes both axles in the bias's proportion, so the axle
+    /// that reaches its peak first sets the car's braking (the race car: the rear, light under
+    /// the load transfer and 40 % of the torque); with ABS each wheel is held at its peak.
+    #[test]
+    fn without_abs_the_first_axle_to_lock_sets_the_braking_limit() {
+        let mut car = crate::spec::builtin::car("race").unwrap();
+        assert!(!car.brakes.abs);
+        let speed = 20.0;
+        let without = Envelope::estimate(&car).braking_limit_mps2(speed);
+        let model = CarModel::new(&car);
+        let transfer =
+            car.chassis.mass_kg * without * car.chassis.cog_height_m / car.chassis.wheelbase_m;
+        let rear_load = model.axle_loads(speed)[1] - transfer;
+        let rear_peak = 2.0 * model.longitudinal_force(1, 0.5 * rear_load);
+        let total = rear_peak / (1.0 - car.brakes.front_bias) + model.resistance_n(speed);
+        assert!(
+            (total / car.chassis.mass_kg - without).abs() < 1e-6,
+            "{without} vs {}",
+            total / car.chassis.mass_kg
+        );
+        car.brakes.abs = true;
+        let with = Envelope::estimate(&car).braking_limit_mps2(speed);
+        println!("race car braking at {speed} m/s: {without:.2} m/s^2 without ABS, {with:.2} with");
+        assert!(without < 0.95 * with, "{without} vs {with}");
     }
 }

@@ -11,7 +11,9 @@
 //!    envelope's rise of the limit with speed.
 //! 2. Forward pass from the slowest apex: full drive inside the g-g diagram
 //!    (`drive_with_lateral`, the driven axle's traction and the engine), less the grade; at
-//!    each upshift speed there is no drive for the shift time (coasting).
+//!    each upshift speed there is no drive for the shift time (coasting). A lap that no corner
+//!    holds back (flat out all the way round) arrives slower than it set off: it is run again
+//!    from the speed it arrives with.
 //! 3. Backward pass: the latest braking the diagram allows (`braking_with_lateral`), the grade
 //!    helping uphill.
 //! 4. The speed is the least of the three; time per step is `2 ds / (v0 + v1)` (constant
@@ -31,6 +33,12 @@ use crate::track::Track;
 
 /// Highest speed the simulation considers, m/s.
 pub const TOP_SPEED_MPS: f64 = 90.0;
+/// Most forward passes over a closed lap that no corner holds back (each from the speed the
+/// one before arrived with).
+const FORWARD_PASSES: usize = 4;
+/// A lap's forward pass is settled when it arrives at its start this close to the speed it
+/// set off with, m/s.
+const ARRIVAL_TOLERANCE_MPS: f64 = 1e-3;
 
 /// One point of a course: a station of the line.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -262,33 +270,48 @@ impl LapSim {
         forward[start] = if course.closed { apex[start] } else { 0.0 };
         let upshifts = &envelope.upshift_speeds_mps;
         let gear_for = |speed: f64| upshifts.iter().filter(|&&shift| shift <= speed).count();
-        let mut gear = gear_for(forward[start]);
-        let mut shifting_s = 0.0;
-        let mut j = start;
-        for _ in 0..steps {
-            let k = next(j);
-            let (point, v) = (&points[j], forward[j]);
-            let accel = if shifting_s > 0.0 {
-                -limits.coast(point, v)
-            } else {
-                limits.drive(point, v)
-            };
-            let mut reached = speed_after(v, accel, point.step_m);
-            if shifting_s > 0.0 {
-                shifting_s -= 2.0 * point.step_m / (v + reached).max(1e-3);
-            } else if gear < upshifts.len() && reached >= upshifts[gear] {
-                gear += 1;
-                shifting_s = envelope.shift_time_s;
+        for pass in 1..=FORWARD_PASSES {
+            let mut gear = gear_for(forward[start]);
+            let mut shifting_s = 0.0;
+            let mut j = start;
+            let mut lap_end = forward[start];
+            for _ in 0..steps {
+                let k = next(j);
+                let (point, v) = (&points[j], forward[j]);
+                let accel = if shifting_s > 0.0 {
+                    -limits.coast(point, v)
+                } else {
+                    limits.drive(point, v)
+                };
+                let mut reached = speed_after(v, accel, point.step_m);
+                if shifting_s > 0.0 {
+                    shifting_s -= 2.0 * point.step_m / (v + reached).max(1e-3);
+                } else if gear < upshifts.len() && reached >= upshifts[gear] {
+                    gear += 1;
+                    shifting_s = envelope.shift_time_s;
+                }
+                if reached > apex[k] {
+                    // Held by the corner: the car is in the gear for its speed there.
+                    reached = apex[k];
+                    gear = gear_for(reached);
+                }
+                if course.closed && k == start {
+                    lap_end = reached;
+                } else {
+                    forward[k] = reached;
+                }
+                j = k;
             }
-            if reached > apex[k] {
-                // Held by the corner: the car is in the gear for its speed there.
-                reached = apex[k];
-                gear = gear_for(reached);
+            // A lap that no corner holds back (flat out all the way round: the oval for a car
+            // whose grip carries it through the turns at its top speed) arrives at its start
+            // slower than the apex it set off with: run it again from the speed it arrives at.
+            if !course.closed
+                || lap_end >= forward[start] - ARRIVAL_TOLERANCE_MPS
+                || pass == FORWARD_PASSES
+            {
+                break;
             }
-            if !(course.closed && k == start) {
-                forward[k] = reached;
-            }
-            j = k;
+            forward[start] = lap_end;
         }
 
         // Backward: the latest braking, into the forward speeds.
@@ -393,5 +416,48 @@ mod tests {
             .time_s;
         // Coasting 0.5 s at 10 m/s costs a little under 0.5 s (less the speed kept).
         assert!(with_shift > 10.3 && with_shift < 10.5, "{with_shift}");
+    }
+
+    /// A closed lap that no corner holds back (every apex at the 90 m/s ceiling, the car's
+    /// drive gone at 60 m/s) is flat out all the way round at the car's top speed, not a
+    /// slowing-down from the ceiling.
+    #[test]
+    fn a_flat_out_lap_runs_at_the_cars_top_speed_all_the_way_round() {
+        let envelope = Envelope {
+            points: [(0.0, 3.0), (60.0, 0.0), (90.0, -15.0)]
+                .map(|(speed_mps, drive_mps2)| EnvelopePoint {
+                    speed_mps,
+                    lateral_mps2: 100.0,
+                    braking_mps2: 10.0,
+                    drive_mps2,
+                    coast_mps2: 1.0,
+                })
+                .to_vec(),
+            upshift_speeds_mps: vec![],
+            ..constant_envelope(100.0)
+        };
+        // A 1 km circle: 60 m/s asks for 3.6 m/s^2 of the 100.
+        let count = 250;
+        let course = Course {
+            points: (0..count)
+                .map(|i| CoursePoint {
+                    distance_m: 4.0 * i as f64,
+                    step_m: 4.0,
+                    curvature_per_m: std::f64::consts::TAU / (4.0 * count as f64),
+                    bank_rad: 0.0,
+                    grade: 0.0,
+                    grip_scale: 1.0,
+                })
+                .collect(),
+            closed: true,
+            sector_starts_m: [333.0, 666.0],
+        };
+        let lap = LapSim::new().run(&course, &envelope, 1.0).clone();
+        let (slowest, fastest) = lap
+            .speeds_mps
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+        assert!(slowest > 59.9 && fastest < 60.1, "{slowest}..{fastest}");
+        assert!((lap.time_s - 1000.0 / 60.0).abs() < 0.05, "{}", lap.time_s);
     }
 }

@@ -3,8 +3,11 @@
 //!
 //! At construction (allocation allowed) the robot plans: a line across the track relaxed
 //! towards linearly varying curvature ([`line`]), and a speed profile that is the lap
-//! simulation's speed trace on the car's [`Envelope`] (estimated from the car data unless one
-//! is given) with the robot's margin on the lateral and braking limits ([`speed`]). While
+//! simulation's speed trace on the car's [`Envelope`] with the robot's margin on the lateral
+//! and braking limits ([`speed`]): [`Robot::for_car`] (the demo's robots) plans on the car's
+//! shipped measured envelope, else on the estimate from the car data ([`planning_envelope`]);
+//! [`Robot::new`] and [`Robot::with_stations`] (the line search's robot) on the grip-only
+//! envelope of the driver limits. While
 //! driving (`drive`: no allocation, O(1)) it steers by pure pursuit of a point on its line a
 //! speed-dependent distance ahead (further when the car is far off its line, so it rejoins
 //! gently instead of at full lock), follows the profile with the plan's acceleration as
@@ -33,12 +36,13 @@ use crate::world::{CarId, World};
 pub use limits::DriverLimits;
 use line::Station;
 
-/// Fraction of the car's grip the built-in robot plans with on its grip-only envelope: near
-/// the limit, with room for the tyres' load sensitivity, crests and the controller's errors.
+/// Fraction of the car's grip the line search's robot ([`Robot::new`],
+/// [`Robot::with_stations`]) plans with on its grip-only envelope: near the limit, with room
+/// for the tyres' load sensitivity, crests and the controller's errors.
 pub const DEFAULT_GRIP: f64 = 0.85;
-/// Margin on the estimated envelope's lateral and braking limits of [`Robot::at_the_limit`]: room
-/// for the estimate's error (its braking is 4 % above the measured figure), crests and the
-/// controller's tracking error.
+/// Margin on the envelope's lateral and braking limits of [`Robot::for_car`] and
+/// [`Robot::at_the_limit`]: room for the estimate's error (the road car's braking is 4 % above
+/// the measured figure), crests and the controller's tracking error.
 pub const DEFAULT_MARGIN: f64 = 0.96;
 /// Pure-pursuit look-ahead: this distance plus the distance covered in [`LOOKAHEAD_S`], m.
 const LOOKAHEAD_MIN_M: f64 = 6.0;
@@ -86,6 +90,18 @@ const YAW_INTEGRAL_GAIN: f64 = 0.6;
 /// Largest learned steering bias, rad.
 const YAW_INTEGRAL_LIMIT_RAD: f64 = 0.12;
 
+/// The envelope a robot plans on for `car` when none is given: the measured one shipped for
+/// it ([`crate::envelope::file::builtin`], the road car's) when it was made for the car as it
+/// is now, else the estimate from the car data ([`Envelope::estimate`]). A shipped file made
+/// for other car data is passed over (`physics/tests/envelope_measured.rs` fails until it is
+/// measured again).
+pub fn planning_envelope(car: &CarSpec) -> Envelope {
+    match crate::envelope::file::builtin(car) {
+        Some(Ok(measured)) => measured,
+        _ => Envelope::estimate(car),
+    }
+}
+
 /// One robot driver for one car.
 #[derive(Debug, Clone)]
 pub struct Robot {
@@ -109,10 +125,18 @@ pub struct Robot {
 }
 
 impl Robot {
-    /// A robot for `car` on `track`, planning with [`DEFAULT_GRIP`] on the grip-only envelope
-    /// of its limits (every built-in car laps every built-in track this way).
+    /// A robot for `car` on `track` driving to the limit (the demo's robots): planning on
+    /// [`planning_envelope`] (the car's shipped measured envelope, else the estimate from its
+    /// data) with [`DEFAULT_MARGIN`]. Every built-in car laps every built-in track this way;
+    /// all four wheels stay inside the edges on 6 of the 15 (on the others the robot runs
+    /// wide of its line at exits: `physics/tests/robot_every_car_track.rs`).
     pub fn for_car(track: &Track, car: &CarSpec) -> Robot {
-        Robot::new(track, DriverLimits::from_car(car), DEFAULT_GRIP)
+        Robot::with_envelope(
+            track,
+            DriverLimits::from_car(car),
+            &planning_envelope(car),
+            DEFAULT_MARGIN,
+        )
     }
 
     /// A robot for `car` on `track` driving to the limit: planning on the car's estimated
