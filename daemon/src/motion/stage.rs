@@ -2,8 +2,8 @@
 //! state machine -> rate-limited tracker, then every `N` ticks (per output) the actuator
 //! command goes to that output's writer through a wait-free ring, and the writer thread is
 //! woken (`Thread::unpark`) to send it: once per output frame, not per tick. The thread is
-//! shared by every output of the run ([`super::writers`]): a second unpark in the same tick
-//! (another output, another platform) finds its token set and costs an atomic swap.
+//! shared by every output of the run ([`super::writers`]); an unpark that finds it awake or
+//! its token set costs an atomic swap.
 //!
 //! RT rules: `on_tick`, `safe_stop` and `resume` never allocate, block, lock or log; all
 //! buffers were built by [`MotionStage::new`]. A frame whose simulation time does not advance

@@ -5,12 +5,13 @@
 //! Why one thread: the bridge's CPU at 1 kHz was wake-ups, not work (docs/BENCHMARKS.md,
 //! issue 20). With a thread per output, every tick woke one thread per platform, and each
 //! wake-up cost some 10-20 us of CPU on the RT thread's side (the futex wake) and the
-//! writer's. One thread wakes once for all the frames of a tick: the stages push their
-//! commands and [`std::thread::Thread::unpark`] it in turn; the second unpark of a tick finds
-//! the thread awake or its token already set (an atomic swap, no futex call), and the thread
-//! pops every output's ring before it sleeps again. Outputs at different rates share it too:
-//! the thread wakes for the union of their frame times, never more often than threads of
-//! their own would in sum.
+//! writer's. The stages push their commands and [`std::thread::Thread::unpark`] the one
+//! thread in turn; an unpark that finds it awake or its token set is an atomic swap, no
+//! futex call, and the thread pops every output's ring before it sleeps again. Measured
+//! (docs/BENCHMARKS.md), the second platform's unpark of a tick still mostly finds the thread
+//! asleep again, so it wakes about twice per tick with two platforms: fewer syscalls per
+//! frame than threads of their own, not yet fewer wake-ups. Outputs at different rates share
+//! the thread too: it wakes for the union of their frame times.
 //!
 //! Isolation without threads of their own: no output's step ever waits (writes that the port
 //! does not take are skipped or queued in [`super::link`], opens and their delays are
