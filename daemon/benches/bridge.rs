@@ -27,8 +27,9 @@
 //!
 //! CPU: each thread's user + system time over the measured window (`/proc/self/task`), with
 //! two platforms at 1000 Hz output and their real limits: the receiver, the RT thread and the
-//! motion writers; the sender and the pty readers stand for the game and the controllers and
-//! are not counted.
+//! motion writer thread (one for both platforms); the sender and the pty readers stand for
+//! the game and the controllers and are not counted. The RT and writer threads' context
+//! switches per second are printed too (their wake-ups, the cost that dominated).
 
 use std::net::UdpSocket;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -150,10 +151,21 @@ fn sled_at(t: f64, roll_rate: f64, out: &mut [u8]) -> usize {
         .expect("a Sled fits")
 }
 
-/// CPU time per thread name, ns (threads of one name summed).
-type ThreadCpu = Vec<(String, u64)>;
+/// Per thread name (threads of one name summed): CPU time, ns, and context switches (its
+/// wake-ups: voluntary ones are sleeps ended, involuntary ones preemptions).
+type ThreadCpu = Vec<(String, u64, u64)>;
 
-/// CPU time of every thread of this process by name.
+/// Context switches of one task, from its `status`.
+fn switches(task: &std::path::Path) -> u64 {
+    let status = std::fs::read_to_string(task.join("status")).unwrap_or_default();
+    status
+        .lines()
+        .filter(|l| l.contains("ctxt_switches:"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum()
+}
+
+/// CPU time and context switches of every thread of this process by name.
 fn cpu_by_thread() -> ThreadCpu {
     // SAFETY: sysconf has no preconditions.
     let tick_ns = 1_000_000_000 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
@@ -170,9 +182,13 @@ fn cpu_by_thread() -> ThreadCpu {
         // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name.
         let ticks: u64 =
             fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
-        match out.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, total)) => *total += ticks * tick_ns,
-            None => out.push((name, ticks * tick_ns)),
+        let switched = switches(&task.path());
+        match out.iter_mut().find(|(n, _, _)| *n == name) {
+            Some((_, total, wakes)) => {
+                *total += ticks * tick_ns;
+                *wakes += switched;
+            }
+            None => out.push((name, ticks * tick_ns, switched)),
         }
     }
     out
@@ -238,8 +254,12 @@ struct CpuShares {
     /// The RT thread: RtLoop's game mode (drain, frame builder, every motion stage) and its
     /// wake-ups.
     rt: f64,
-    /// The motion writer threads (serial ports).
+    /// The motion writer thread (every platform's serial port).
     writers: f64,
+    /// Context switches per second of the RT thread.
+    rt_wakes_hz: f64,
+    /// Context switches per second of the writer thread.
+    writer_wakes_hz: f64,
 }
 
 struct Report {
@@ -368,19 +388,23 @@ fn run(platforms: usize, output_hz: u32, fast: bool, seconds: f64) -> Report {
     sleep_until_ns(end_ns);
     let cpu_end = cpu_by_thread();
     let wall = (now_ns() - wall_start) as f64;
-    let share_of = |name: &str| {
-        let at = |snapshot: &[(String, u64)]| {
-            snapshot
-                .iter()
-                .find(|(n, _)| n == name)
-                .map_or(0, |(_, ns)| *ns)
-        };
-        at(&cpu_end).saturating_sub(at(&cpu_start)) as f64 / wall
+    let at = |snapshot: &[(String, u64, u64)], name: &str| {
+        snapshot
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map_or((0, 0), |(_, ns, wakes)| (*ns, *wakes))
+    };
+    let share_of =
+        |name: &str| at(&cpu_end, name).0.saturating_sub(at(&cpu_start, name).0) as f64 / wall;
+    let wakes_of = |name: &str| {
+        at(&cpu_end, name).1.saturating_sub(at(&cpu_start, name).1) as f64 / (wall / 1e9)
     };
     let shares = CpuShares {
         receiver: share_of("rigd-game-rx"),
         rt: share_of("rigd-rt"),
-        writers: share_of("motion-0"),
+        writers: share_of("rigd-motion"),
+        rt_wakes_hz: wakes_of("rigd-rt"),
+        writer_wakes_hz: wakes_of("rigd-motion"),
     };
 
     shared.request(Command::Exit);
@@ -452,12 +476,14 @@ fn main() {
     let r = run(2, 1000, false, seconds);
     let total = r.shares.receiver + r.shares.rt + r.shares.writers;
     println!(
-        "CPU, 2 platforms at 1000 Hz: {:.2} % of one core (goal < 5 %: {}): receiver {:.2} %, RT thread {:.2} %, the two serial writer threads {:.2} %",
+        "CPU, 2 platforms at 1000 Hz: {:.2} % of one core (goal < 5 %: {}): receiver {:.2} %, RT thread {:.2} %, the writer thread (both serial ports) {:.2} %; context switches per second: RT thread {:.0}, writer thread {:.0}",
         total * 100.0,
         if total < 0.05 { "met" } else { "missed" },
         r.shares.receiver * 100.0,
         r.shares.rt * 100.0,
         r.shares.writers * 100.0,
+        r.shares.rt_wakes_hz,
+        r.shares.writer_wakes_hz,
     );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average at the end: {}", load.trim());

@@ -5,7 +5,8 @@
 //! velocity and acceleration limits are checked on every sample, the end of travel and the
 //! writer's own parking ramp (SIGTERM) included. Motion4Sim position frames carry the pose
 //! of the commanded actuators, and a serial output (pty) that died at park rejoins from park
-//! after the platform rose on its UDP output alone.
+//! after the platform rose on its UDP output alone; a serial output nobody reads never holds
+//! back the frames of the UDP output sharing its writer thread.
 
 mod motion_pty;
 
@@ -588,6 +589,66 @@ fn a_port_that_died_at_park_rejoins_from_park_after_the_platform_rose_without_it
         "rejoined the live motion: {last:?}"
     );
     drop(stage);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_port_that_takes_nothing_never_delays_the_other_outputs_frames() {
+    // One writer thread serves both outputs: a serial one nobody reads (210-byte frames at
+    // 1 kHz fill the pty in about a third of a second; after that every write finds it full,
+    // times out after 200 ms and reconnects) and a UDP copy. The UDP frames must keep
+    // coming, one per tick: a writer that waited on the full port would hold them back
+    // 200 ms at a time, and the ring (64 commands) would drop most of them.
+    let dir = std::env::temp_dir().join(format!("rigd-motion-deaf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("ttyDEAF");
+    let _ = std::fs::remove_file(&link);
+    let pty = motion_pty::Pty::open();
+    std::os::unix::fs::symlink(&pty.slave_path, &link).unwrap();
+    let pad = "x".repeat(170);
+    let deaf: OutputConfig = toml::from_str(&format!(
+        r#"
+template = "<Axis1a>,<Axis2a>,<Axis3a>,<Axis4a>,<Axis5a>,<Axis6a>;{pad}<10>"
+bits = 16
+format = "decimal"
+serial_port = "{}"
+baud = 4000000
+rate_hz = 1000.0
+post_open_delay_ms = 0
+"#,
+        link.display()
+    ))
+    .unwrap();
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = socket.local_addr().unwrap().port();
+    let config = platform(vec![deaf, udp_output(port)]);
+    let mut stage = platform_stage(&config, TICK_HZ, &PanicPark::new()).unwrap();
+    let mut t = 0.0;
+    wait_ready(&mut stage, &mut t);
+    let window = Duration::from_secs(3);
+    let counter = std::thread::spawn(move || receive(&socket, window, |_| ()).len());
+    let start = Instant::now();
+    let mut ticks = 0u32;
+    // Ticks on an absolute 1 kHz schedule, stopping a little before the reader does.
+    while start.elapsed() < window - Duration::from_millis(50) {
+        ticks += 1;
+        let due = start + Duration::from_micros(1000 * u64::from(ticks));
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        t += 0.001;
+        stage.on_tick(&frame(t, t * 20.0, REST));
+    }
+    let udp_frames = counter.join().unwrap();
+    let serial = *stage.output_status().next().unwrap();
+    assert!(
+        serial.errors >= 2,
+        "the unread port timed out and reconnected more than once: {serial:?}"
+    );
+    assert!(
+        udp_frames as f64 >= 0.8 * f64::from(ticks),
+        "the UDP copy kept its frames while the serial port took nothing: {udp_frames} frames for {ticks} ticks"
+    );
+    drop(stage);
+    drop(pty);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

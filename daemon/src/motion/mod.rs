@@ -1,10 +1,12 @@
 //! Motion platforms: cueing (vehicle motion to platform pose), kinematics (pose to actuator
-//! values), safety (state machine, rate-limited tracker, parking), controller output (serial
-//! and UDP writer threads) and the RT stage that ties them to the 1 kHz loop; [`jog`] is the
-//! rig check's motion (`rigd motion test`).
+//! values), safety (state machine, rate-limited tracker, parking), controller output (a
+//! writer per serial or UDP output, all stepped by one writer thread, [`writers`]) and the RT
+//! stage that ties them to the 1 kHz loop; [`jog`] is the rig check's motion (`rigd motion
+//! test`).
 //!
 //! [`stages`] builds one [`stage::MotionStage`] per `[[motion.platforms]]` (off the RT
-//! thread: it allocates, spawns the writers and installs the [`panic_park`] hook), registers
+//! thread: it allocates, spawns the one writer thread for every platform's outputs and
+//! installs the [`panic_park`] hook), registers
 //! each stage's hold slot with the session's [`hold::MotionHolds`] and logs the config's
 //! deliberate deviations (a baud overriding the firmware's) once.
 
@@ -12,29 +14,32 @@ pub mod cueing;
 pub mod hold;
 pub mod jog;
 pub mod kinematics;
+pub mod link;
 pub mod panic_park;
 pub mod safety;
 pub mod stage;
 pub mod tracker;
 pub mod writer;
+pub mod writers;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
-use rig_config::motion::{ticks_per_frame, GeometryConfig, PlatformConfig};
+use rig_config::motion::{ticks_per_frame, ActuatorLimits, GeometryConfig, PlatformConfig};
 use rig_config::Config;
 use rig_protocols::motion::{parse_escapes, Encoder, FrameKind, TemplateEncoder};
 
-use crate::rt::handoff::latest_value;
+use crate::rt::handoff::{latest_value, LatestReader};
 use crate::rt::stage::RtStage;
 use hold::MotionHolds;
 use kinematics::{PlanarDrive, Platform, RotaryStewart, StewartGeometry, MAX_ACTUATORS};
 use panic_park::PanicPark;
 use stage::{MotionStage, OutputPort};
 use tracker::Tracker;
-use writer::{LinkTarget, WriterEnds, WriterSetup, WriterStatus};
+use writer::{LinkTarget, OutputCommand, OutputWriter, WriterEnds, WriterSetup, WriterStatus};
+use writers::{StageWriters, WriterThread};
 
 /// Commands buffered between the RT stage and a writer.
 const RING_CAPACITY: usize = 64;
@@ -92,12 +97,57 @@ pub fn platform_from_config(geometry: &GeometryConfig) -> Result<Platform> {
     })
 }
 
-/// Builds the stage of one platform: writer threads for its outputs, and the RT side.
-pub fn platform_stage(
+/// A platform's outputs, built but not running: their writers (for the writer thread) and
+/// the stage's ends of them.
+struct PlatformOutputs {
+    platform: Platform,
+    limits: ActuatorLimits,
+    writers: Vec<OutputWriter>,
+    /// Per output: its command ring, its status slot and its ticks per frame.
+    ports: Vec<(
+        rtrb::Producer<OutputCommand>,
+        LatestReader<WriterStatus>,
+        u32,
+    )>,
+    shutdown: Arc<AtomicBool>,
+    finished: std::sync::mpsc::Receiver<()>,
+}
+
+impl PlatformOutputs {
+    /// The platform's RT stage, its outputs written by `thread`.
+    fn into_stage(
+        self,
+        config: &PlatformConfig,
+        tick_hz: f64,
+        thread: &Arc<WriterThread>,
+    ) -> MotionStage {
+        let ports = self
+            .ports
+            .into_iter()
+            .map(|(commands, status, every_ticks)| OutputPort {
+                commands,
+                status,
+                every_ticks,
+                countdown: every_ticks,
+                last_status: WriterStatus::default(),
+                writer: thread.thread().clone(),
+            })
+            .collect();
+        let writers = StageWriters {
+            thread: Arc::clone(thread),
+            shutdown: self.shutdown,
+            finished: self.finished,
+        };
+        MotionStage::new(config, self.platform, self.limits, tick_hz, ports, writers)
+    }
+}
+
+/// Builds one platform's outputs (not started).
+fn platform_outputs(
     config: &PlatformConfig,
     tick_hz: f64,
     panic_park: &Arc<PanicPark>,
-) -> Result<MotionStage> {
+) -> Result<PlatformOutputs> {
     let platform = platform_from_config(&config.geometry)?;
     let limits = config.limits().ok_or_else(|| {
         anyhow!(
@@ -120,6 +170,7 @@ pub fn platform_stage(
             )
         })?;
     let shutdown = Arc::new(AtomicBool::new(false));
+    let (finished_sender, finished) = std::sync::mpsc::channel();
     let mut ports = Vec::new();
     let mut writers = Vec::new();
     for (i, out) in config.outputs.iter().enumerate() {
@@ -187,25 +238,32 @@ pub fn platform_stage(
             status: status_writer,
             shutdown: shutdown.clone(),
             panic_park: Arc::clone(panic_park),
+            finished: finished_sender.clone(),
         };
-        let handle = std::thread::Builder::new()
-            .name(format!("motion-{i}"))
-            .spawn(move || writer::run_writer(setup, ends))
-            .context("cannot start a motion writer thread")?;
-        let writer = handle.thread().clone();
-        writers.push(handle);
-        ports.push(OutputPort {
-            commands: producer,
-            status: status_reader,
-            every_ticks,
-            countdown: every_ticks,
-            last_status: WriterStatus::default(),
-            writer,
-        });
+        writers.push(OutputWriter::new(setup, ends));
+        ports.push((producer, status_reader, every_ticks));
     }
-    Ok(MotionStage::new(
-        config, platform, limits, tick_hz, ports, writers, shutdown,
-    ))
+    Ok(PlatformOutputs {
+        platform,
+        limits,
+        writers,
+        ports,
+        shutdown,
+        finished,
+    })
+}
+
+/// Builds the stage of one platform with a writer thread of its own for its outputs (the
+/// rig check's jog and tests; `rigd run` shares one thread among all platforms, [`stages`]).
+pub fn platform_stage(
+    config: &PlatformConfig,
+    tick_hz: f64,
+    panic_park: &Arc<PanicPark>,
+) -> Result<MotionStage> {
+    let mut outputs = platform_outputs(config, tick_hz, panic_park)?;
+    let thread = WriterThread::spawn(std::mem::take(&mut outputs.writers))
+        .context("cannot start the motion writer thread")?;
+    Ok(outputs.into_stage(config, tick_hz, &thread))
 }
 
 /// One RT stage per configured motion platform (none when `[motion]` has no platforms); their
@@ -223,9 +281,18 @@ pub fn stages(
     }
     panic_park.hook_once();
     let tick_hz = f64::from(config.realtime.rate_hz);
-    let mut out: Vec<Box<dyn RtStage>> = Vec::new();
+    let mut built = Vec::new();
+    let mut writers = Vec::new();
     for platform in &config.motion.platforms {
-        let mut stage = platform_stage(platform, tick_hz, panic_park)?;
+        let mut outputs = platform_outputs(platform, tick_hz, panic_park)?;
+        writers.append(&mut outputs.writers);
+        built.push(outputs);
+    }
+    // One writer thread for every output of every platform (module docs of `writers`).
+    let thread = WriterThread::spawn(writers).context("cannot start the motion writer thread")?;
+    let mut out: Vec<Box<dyn RtStage>> = Vec::new();
+    for (platform, outputs) in config.motion.platforms.iter().zip(built) {
+        let mut stage = outputs.into_stage(platform, tick_hz, &thread);
         if let Some(reader) = stage.take_hold_reader() {
             holds.register(stage.name(), reader);
         }

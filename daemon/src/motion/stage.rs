@@ -1,7 +1,9 @@
 //! The motion RT stage: on every tick, cueing -> kinematics (whole-pose clamp) -> safety
 //! state machine -> rate-limited tracker, then every `N` ticks (per output) the actuator
-//! command goes to that output's writer thread through a wait-free ring, and the writer is
-//! woken (`Thread::unpark`) to send it.
+//! command goes to that output's writer through a wait-free ring, and the writer thread is
+//! woken (`Thread::unpark`) to send it: once per output frame, not per tick. The thread is
+//! shared by every output of the run ([`super::writers`]); an unpark that finds it awake or
+//! its token set costs an atomic swap.
 //!
 //! RT rules: `on_tick`, `safe_stop` and `resume` never allocate, block, lock or log; all
 //! buffers were built by [`MotionStage::new`]. A frame whose simulation time does not advance
@@ -12,13 +14,10 @@
 //! [`MotionHold`] with its cause, reaching Active again ends it; the stage publishes it through
 //! a wait-free slot on each change ([`super::hold`] reports it off the RT thread).
 //!
-//! Dropping the stage shuts its writers down and waits for them: each parks the platform at
-//! the actuator limits, sends its stop string and closes its port, so every exit path that
-//! drops the stages (SIGTERM, reload, fatal error) parks before the process goes on.
-
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+//! Dropping the stage shuts its outputs' writers down and waits for them: each parks the
+//! platform at the actuator limits, sends its stop string and closes its port, so every exit
+//! path that drops the stages (SIGTERM, reload, fatal error) parks before the process goes
+//! on; the writer thread is joined with the last stage it serves.
 
 use rig_config::motion::{ActuatorLimits, PlatformConfig};
 use rig_protocols::Frame;
@@ -29,6 +28,7 @@ use super::kinematics::{Platform, Pose, MAX_ACTUATORS};
 use super::safety::{SafetyMachine, SafetyState, SafetyTimeouts, Target, TickFacts};
 use super::tracker::Tracker;
 use super::writer::{OutputCommand, WriterMode, WriterStatus};
+use super::writers::StageWriters;
 use crate::rt::handoff::{latest_value, LatestReader, LatestWriter};
 use crate::rt::stage::{RtStage, StopReason};
 
@@ -44,7 +44,7 @@ pub struct OutputPort {
     pub countdown: u32,
     /// The writer's status as read on the last tick.
     pub last_status: WriterStatus,
-    /// The writer's thread, woken after each command (`unpark`: an atomic swap and at most
+    /// The writer thread, woken after each command (`unpark`: an atomic swap and at most
     /// one futex wake; it neither allocates, locks nor blocks).
     pub writer: std::thread::Thread,
 }
@@ -68,8 +68,7 @@ pub struct MotionStage {
     park: [f64; MAX_ACTUATORS],
     target_hold: [f64; MAX_ACTUATORS],
     outputs: Vec<OutputPort>,
-    writers: Vec<JoinHandle<()>>,
-    shutdown: Arc<AtomicBool>,
+    writers: StageWriters,
     traction_min_speed_mps: f64,
     reset_jump_m: f64,
     reset_quiet_ticks: u64,
@@ -95,16 +94,15 @@ impl std::fmt::Debug for MotionStage {
 }
 
 impl MotionStage {
-    /// A stage for `config` ticking at `tick_hz`, with its outputs' RT ends, writer threads
-    /// and their shutdown flag (built by [`super::platform_stage`]).
+    /// A stage for `config` ticking at `tick_hz`, with its outputs' RT ends and its hold on
+    /// the writer thread (built by [`super::platform_stage`] and [`super::stages`]).
     pub fn new(
         config: &PlatformConfig,
         platform: Platform,
         limits: ActuatorLimits,
         tick_hz: f64,
         outputs: Vec<OutputPort>,
-        writers: Vec<JoinHandle<()>>,
-        shutdown: Arc<AtomicBool>,
+        writers: StageWriters,
     ) -> MotionStage {
         let s = &config.safety;
         let ticks = |ms: f64| (ms / 1000.0 * tick_hz).round().max(1.0) as u64;
@@ -127,7 +125,6 @@ impl MotionStage {
             target_hold: [0.0; MAX_ACTUATORS],
             outputs,
             writers,
-            shutdown,
             traction_min_speed_mps: config.cueing.traction_loss_min_speed_mps,
             reset_jump_m: s.reset_jump_m,
             reset_quiet_ticks: ticks(f64::from(s.reset_quiet_ms)),
@@ -374,12 +371,6 @@ impl Drop for MotionStage {
         if !self.stopped {
             self.publish(true);
         }
-        self.shutdown.store(true, Ordering::SeqCst);
-        for out in &self.outputs {
-            out.writer.unpark();
-        }
-        for writer in self.writers.drain(..) {
-            let _ = writer.join();
-        }
+        self.writers.shut_down();
     }
 }

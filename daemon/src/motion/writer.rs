@@ -1,10 +1,15 @@
-//! The output writer thread of one motion controller: owns the serial port (or UDP socket),
-//! encodes the actuator commands the RT stage hands over and writes them; owns its own
-//! parking ramp and its own return into the platform's motion; reconnects after errors.
+//! The writer of one motion controller output: owns the serial port (or UDP socket) through
+//! its [`Link`], encodes the actuator commands the RT stage hands over and writes them; owns
+//! its own parking ramp and its own return into the platform's motion; reconnects after
+//! errors. An [`OutputWriter`] never waits: the one writer thread ([`super::writers`]) steps
+//! every output of the run in turn, and each step does what is due and says when it is next
+//! due (the delays below are deadlines, not sleeps).
 //!
-//! Every output of a platform has its own writer and recovers on its own: a dead serial port
-//! never stops the platform's other outputs (its UDP copy keeps streaming), and the stage
-//! keeps running as long as one link is up.
+//! Every output has its own state and recovers on its own: a dead serial port never stops
+//! the other outputs (its platform's UDP copy, the other platforms), and a port that takes
+//! nothing never delays their frames (its frames are skipped until it takes data again or
+//! its 200 ms write timeout drops the link, [`super::link`]); the stage keeps running as long
+//! as one of its links is up.
 //!
 //! Link life cycle: open -> post-open delay (opening a port resets Arduino boards) -> start
 //! string -> start delay -> ready -> stream; a write error drops the link and reopens it
@@ -35,17 +40,13 @@
 //!
 //! On shutdown it parks, waits the stop delay, sends the stop string and closes.
 //!
-//! Waiting: between frames the writer sleeps in [`std::thread::park_timeout`] until its next
-//! own deadline (the next park frame while Parking, the watchdog while moving, at most
-//! [`LONGEST_WAIT`] otherwise, the bound on noticing a panic's park request). The RT stage
-//! wakes it after each command it pushes with [`std::thread::Thread::unpark`] (an atomic swap,
-//! and one futex wake when the writer sleeps: no allocation, no lock, never blocks), and the
-//! stage's drop wakes it for the shutdown. A writer therefore wakes once per frame it sends,
-//! not on a polling interval.
+//! Due times: the next park frame while Parking, the watchdog while moving, the rest of a
+//! part-written frame or a busy port's retry (1 ms), the link's delays; the thread wakes for
+//! the earliest of all outputs' or for a command or shutdown (module docs of
+//! [`super::writers`]).
 
-use std::io::Write;
-use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -53,6 +54,7 @@ use rig_config::motion::ActuatorLimits;
 use rig_protocols::motion::{Encoder, FrameBuffer, FrameValues};
 
 use super::kinematics::{Actuators, Platform, Pose, MAX_ACTUATORS};
+use super::link::Link;
 use super::panic_park::PanicPark;
 use super::tracker::Tracker;
 use crate::rt::handoff::LatestWriter;
@@ -159,74 +161,6 @@ pub struct WriterSetup {
     pub watchdog: Duration,
 }
 
-enum Link {
-    Serial(Box<dyn serialport::SerialPort>),
-    Udp(UdpSocket),
-}
-
-impl Link {
-    fn open(target: &LinkTarget) -> std::io::Result<Link> {
-        match target {
-            LinkTarget::Serial {
-                path,
-                baud,
-                data_bits,
-                parity,
-                stop_bits,
-            } => {
-                let port = serialport::new(path, *baud)
-                    .data_bits(match data_bits {
-                        5 => serialport::DataBits::Five,
-                        6 => serialport::DataBits::Six,
-                        7 => serialport::DataBits::Seven,
-                        _ => serialport::DataBits::Eight,
-                    })
-                    .parity(match parity {
-                        rig_protocols::motion::Parity::None => serialport::Parity::None,
-                        rig_protocols::motion::Parity::Odd => serialport::Parity::Odd,
-                        rig_protocols::motion::Parity::Even => serialport::Parity::Even,
-                    })
-                    .stop_bits(if *stop_bits == 2 {
-                        serialport::StopBits::Two
-                    } else {
-                        serialport::StopBits::One
-                    })
-                    .timeout(Duration::from_millis(200))
-                    .open()
-                    .map_err(std::io::Error::other)?;
-                Ok(Link::Serial(port))
-            }
-            LinkTarget::Udp(addr) => {
-                let bind = if addr.is_ipv4() {
-                    "0.0.0.0:0"
-                } else {
-                    "[::]:0"
-                };
-                let socket = UdpSocket::bind(bind)?;
-                socket.connect(addr)?;
-                Ok(Link::Udp(socket))
-            }
-        }
-    }
-
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        match self {
-            Link::Serial(port) => {
-                port.write_all(bytes)?;
-                port.flush()
-            }
-            // A refused datagram (no listener yet) is not a broken link.
-            Link::Udp(socket) => match socket.send(bytes) {
-                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Ok(()),
-                other => other.map(|_| ()),
-            },
-        }
-    }
-}
-
 /// The writer's side of the hand-off.
 pub struct WriterEnds {
     /// Commands from the stage.
@@ -237,6 +171,9 @@ pub struct WriterEnds {
     pub shutdown: Arc<AtomicBool>,
     /// The run's park-on-panic state (parks like a shutdown once a panic sets it).
     pub panic_park: Arc<PanicPark>,
+    /// Dropped when the writer has finished (parked, stop string sent, link closed): the
+    /// stage's drop waits for every sender of its outputs to be gone.
+    pub finished: Sender<()>,
 }
 
 impl std::fmt::Debug for WriterEnds {
@@ -245,9 +182,33 @@ impl std::fmt::Debug for WriterEnds {
     }
 }
 
-struct Writer {
+/// Where an output's link is in its life cycle (module docs).
+enum Phase {
+    /// No link: open at `retry_at`.
+    Closed { retry_at: Instant },
+    /// Open; the start string goes at `start_at`, after the post-open delay.
+    Opened { link: Link, start_at: Instant },
+    /// Start string sent; streaming begins at `stream_at`, after the start delay.
+    Starting { link: Link, stream_at: Instant },
+    /// Streaming frames.
+    Streaming { link: Link },
+    /// Parked at shutdown; the stop string goes at `stop_at`, after the stop delay
+    /// (`stop_sent`: it went out, or its head did and the rest is queued).
+    Stopping {
+        link: Link,
+        stop_at: Instant,
+        stop_sent: bool,
+    },
+    /// Done: parked (or given up), stop string sent, link closed.
+    Finished,
+}
+
+/// One output's writer: its link, its ramps and its own recovery, stepped by the writer
+/// thread ([`super::writers`]) without ever waiting.
+pub struct OutputWriter {
     setup: WriterSetup,
     ends: WriterEnds,
+    phase: Phase,
     status: WriterStatus,
     frame: FrameBuffer,
     park: [f64; MAX_ACTUATORS],
@@ -260,47 +221,43 @@ struct Writer {
     opened_before: bool,
     /// Moving from an assumed position: the tracker's top speed is the homing speed.
     homing: bool,
+    /// When the last command came (the watchdog's start).
+    last_command: Instant,
+    /// When the next park frame is due (frames on an absolute schedule at the output's rate).
+    next_park_frame: Instant,
+    /// How long a shutdown may try to park through a link that is down.
+    shutdown_deadline: Option<Instant>,
 }
 
-/// Longest sleep of a streaming writer with no deadline of its own: how late it may notice a
+impl std::fmt::Debug for OutputWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutputWriter")
+            .field("name", &self.setup.name)
+            .field("mode", &self.status.mode)
+            .finish()
+    }
+}
+
+/// Longest sleep of the writer thread with no deadline of its own: how late it may notice a
 /// panic's park request (the panic hook only sets a flag; a shutdown and every command wake
-/// the writer at once).
+/// the thread at once).
 pub const LONGEST_WAIT: Duration = Duration::from_millis(20);
 
 /// Largest position difference, in units of the half travel, at which a joining writer counts
 /// as sitting on the live command.
 const JOIN_TOLERANCE: f64 = 1e-6;
 
-/// Runs a writer until shutdown (the body of its thread).
-pub fn run_writer(setup: WriterSetup, ends: WriterEnds) {
-    let park = Tracker::park_position(&setup.limits);
-    let tracker = Tracker::new(setup.limits, setup.count, setup.tick_dt_s, park);
-    let mut writer = Writer {
-        status: WriterStatus {
-            last_sent: park,
-            ..WriterStatus::default()
-        },
-        setup,
-        ends,
-        frame: FrameBuffer::new(),
-        park,
-        tracker,
-        pose: Pose::NEUTRAL,
-        counted_unparked: false,
-        opened_before: false,
-        homing: false,
-    };
-    writer.run();
-    writer.set_mode(WriterMode::Parked);
-}
+/// How long a shutdown keeps trying to reopen a lost link to park the controller.
+const SHUTDOWN_PARK_WAIT: Duration = Duration::from_secs(2);
 
-/// How streaming on a link ended.
-enum StreamEnd {
-    /// Parked at shutdown: send the stop string and close.
-    Shutdown,
-    /// A write failed: reopen the link.
-    WriteError(std::io::Error),
-}
+/// Wait between attempts to open a link.
+const REOPEN_WAIT: Duration = Duration::from_millis(500);
+
+/// Wait after a write error before reopening.
+const AFTER_ERROR_WAIT: Duration = Duration::from_millis(200);
+
+/// Retry interval while a port takes nothing (the rest of a frame, the start or stop string).
+const BUSY_RETRY: Duration = Duration::from_millis(1);
 
 /// One frame (`every_ticks` loop steps) of `tracker` joining the live command: it follows
 /// the command as a moving target (position and velocity, the velocity extrapolated back
@@ -322,7 +279,48 @@ fn join_frame(tracker: &mut Tracker, command: &OutputCommand, every_ticks: u32) 
     })
 }
 
-impl Writer {
+/// What one streaming step ended with.
+enum StreamStep {
+    /// Keep streaming; step again by this time.
+    Next(Instant),
+    /// Parked at shutdown: the stop string is next.
+    Parked,
+}
+
+impl OutputWriter {
+    /// A writer for `setup`, its link closed (it opens on the first step).
+    pub fn new(setup: WriterSetup, ends: WriterEnds) -> OutputWriter {
+        let park = Tracker::park_position(&setup.limits);
+        let tracker = Tracker::new(setup.limits, setup.count, setup.tick_dt_s, park);
+        let now = Instant::now();
+        OutputWriter {
+            status: WriterStatus {
+                last_sent: park,
+                ..WriterStatus::default()
+            },
+            setup,
+            ends,
+            phase: Phase::Closed { retry_at: now },
+            frame: FrameBuffer::new(),
+            park,
+            tracker,
+            pose: Pose::NEUTRAL,
+            counted_unparked: false,
+            opened_before: false,
+            homing: false,
+            last_command: now,
+            next_park_frame: now,
+            shutdown_deadline: None,
+        }
+    }
+
+    /// True when no command waits to be streamed (a link that is not streaming yet leaves
+    /// its ring alone: those commands are old news once it streams, and the thread must not
+    /// spin on them).
+    pub fn no_command_waiting(&self) -> bool {
+        !matches!(self.phase, Phase::Streaming { .. }) || self.ends.commands.is_empty()
+    }
+
     fn shutting_down(&self) -> bool {
         self.ends.shutdown.load(Ordering::SeqCst) || self.ends.panic_park.parking()
     }
@@ -352,89 +350,185 @@ impl Writer {
         self.ends.status.write(self.status);
     }
 
-    /// Sleeps `d` in small slices; false when shutdown came and nothing needs parking.
-    fn pause(&self, d: Duration) -> bool {
-        let end = Instant::now() + d;
-        while Instant::now() < end {
-            if self.shutting_down() && self.parked() {
-                return false;
-            }
-            std::thread::sleep(
-                Duration::from_millis(5).min(end.saturating_duration_since(Instant::now())),
-            );
+    /// Does whatever is due at `now` without waiting; the time it is next due (the thread
+    /// may be woken earlier by a command or a shutdown), or `None` once finished (parked at
+    /// shutdown, stop string sent, link closed).
+    pub fn step(&mut self, now: Instant) -> Option<Instant> {
+        if self.shutting_down() && self.shutdown_deadline.is_none() {
+            self.shutdown_deadline = Some(now + SHUTDOWN_PARK_WAIT);
         }
-        true
-    }
-
-    fn run(&mut self) {
-        let mut shutdown_deadline: Option<Instant> = None;
-        loop {
-            if self.shutting_down() {
-                // With the link down at shutdown, keep trying for a short while to park.
-                let deadline = *shutdown_deadline
-                    .get_or_insert_with(|| Instant::now() + Duration::from_secs(2));
-                if self.parked() || Instant::now() > deadline {
-                    return;
-                }
+        // A shutdown with the controller parked (or never moved) ends a link that is not
+        // streaming at once, as it ended the waits of the old blocking writer.
+        let done_waiting = self.shutting_down() && self.parked();
+        let phase = std::mem::replace(&mut self.phase, Phase::Finished);
+        let (phase, next) = match phase {
+            Phase::Finished => (Phase::Finished, now),
+            Phase::Closed { .. } | Phase::Opened { .. } | Phase::Starting { .. }
+                if done_waiting =>
+            {
+                (Phase::Finished, now)
             }
-            let mut link = match Link::open(&self.setup.target) {
-                Ok(link) => link,
+            Phase::Closed { retry_at } => self.closed(retry_at, now),
+            Phase::Opened { link, start_at } => self.opened(link, start_at, now),
+            Phase::Starting { link, stream_at } => self.starting(link, stream_at, now),
+            Phase::Streaming { mut link } => match self.stream(&mut link, now) {
+                Ok(StreamStep::Next(next)) => (Phase::Streaming { link }, next),
+                Ok(StreamStep::Parked) => {
+                    let stop_at = now + self.setup.stop_delay;
+                    let stop_sent = false;
+                    (
+                        Phase::Stopping {
+                            link,
+                            stop_at,
+                            stop_sent,
+                        },
+                        stop_at,
+                    )
+                }
                 Err(e) => {
-                    self.status.errors += 1;
-                    self.publish();
-                    if self.status.errors == 1 || self.status.errors % 60 == 0 {
-                        tracing::warn!(output = %self.setup.name, "cannot open the motion controller: {e} (retrying every 500 ms; check the cable and serial_port)");
-                    }
-                    if !self.pause(Duration::from_millis(500)) {
-                        return;
-                    }
-                    continue;
-                }
-            };
-            if !self.pause(self.setup.post_open_delay) {
-                return;
-            }
-            let start = self.setup.start.clone();
-            if link.write(&start).is_err() {
-                self.status.errors += 1;
-                continue;
-            }
-            if !self.pause(self.setup.start_delay) {
-                return;
-            }
-            // Commands queued while the link was down are old news.
-            while self.ends.commands.pop().is_ok() {}
-            // Start from where the controller is, at rest, and park before anything else
-            // unless it is parked already. Never carry on Following: the live command may
-            // have moved anywhere while the link was down.
-            self.start_from_controller();
-            if self.tracker.reached(&self.park, 1e-9) {
-                self.set_mode(WriterMode::Parked);
-            } else {
-                self.set_mode(WriterMode::Parking);
-            }
-            self.status.ready = true;
-            self.publish();
-            tracing::info!(output = %self.setup.name, mode = ?self.status.mode, "motion controller ready");
-            match self.stream(&mut link) {
-                StreamEnd::Shutdown => {
-                    std::thread::sleep(self.setup.stop_delay);
-                    let stop = self.setup.stop.clone();
-                    let _ = link.write(&stop);
-                    return;
-                }
-                StreamEnd::WriteError(e) => {
                     self.status.errors += 1;
                     self.status.ready = false;
                     self.publish();
                     tracing::warn!(output = %self.setup.name, "motion controller write failed: {e}; reconnecting, this output parks when it is back (the platform's other outputs carry on)");
                     drop(link);
-                    if !self.pause(Duration::from_millis(200)) {
-                        return;
-                    }
+                    let retry_at = now + AFTER_ERROR_WAIT;
+                    (Phase::Closed { retry_at }, retry_at)
                 }
+            },
+            Phase::Stopping {
+                link,
+                stop_at,
+                stop_sent,
+            } => self.stopping(link, stop_at, stop_sent, now),
+        };
+        self.phase = phase;
+        if matches!(self.phase, Phase::Finished) {
+            // The panic hook must not wait for a writer that is gone.
+            self.set_mode(WriterMode::Parked);
+            return None;
+        }
+        Some(next)
+    }
+
+    /// Parked at shutdown: the stop string after the stop delay, then close. Best effort:
+    /// it goes out unless the port takes nothing for the write timeout.
+    fn stopping(
+        &mut self,
+        mut link: Link,
+        stop_at: Instant,
+        stop_sent: bool,
+        now: Instant,
+    ) -> (Phase, Instant) {
+        if now < stop_at {
+            let phase = Phase::Stopping {
+                link,
+                stop_at,
+                stop_sent,
+            };
+            return (phase, stop_at);
+        }
+        let sent = if stop_sent {
+            link.push_rest(now).map(|()| true)
+        } else {
+            let stop = std::mem::take(&mut self.setup.stop);
+            let sent = link.write_frame(&stop, now);
+            self.setup.stop = stop;
+            sent
+        };
+        match sent {
+            Ok(true) if !link.has_rest() => (Phase::Finished, now),
+            Ok(sent) => {
+                let phase = Phase::Stopping {
+                    link,
+                    stop_at,
+                    stop_sent: stop_sent || sent,
+                };
+                (phase, now + BUSY_RETRY)
+            }
+            Err(_) => (Phase::Finished, now),
+        }
+    }
+
+    /// No link: open it when due (a shutdown gives up once its deadline passed).
+    fn closed(&mut self, retry_at: Instant, now: Instant) -> (Phase, Instant) {
+        if self
+            .shutdown_deadline
+            .is_some_and(|deadline| now > deadline)
+        {
+            return (Phase::Finished, now);
+        }
+        if now < retry_at {
+            return (Phase::Closed { retry_at }, retry_at);
+        }
+        match Link::open(&self.setup.target) {
+            Ok(link) => {
+                let start_at = now + self.setup.post_open_delay;
+                (Phase::Opened { link, start_at }, start_at)
+            }
+            Err(e) => {
+                self.status.errors += 1;
+                self.publish();
+                if self.status.errors == 1 || self.status.errors % 60 == 0 {
+                    tracing::warn!(output = %self.setup.name, "cannot open the motion controller: {e} (retrying every 500 ms; check the cable and serial_port)");
+                }
+                let retry_at = now + REOPEN_WAIT;
+                (Phase::Closed { retry_at }, retry_at)
             }
         }
+    }
+
+    /// Open: the start string after the post-open delay (opening resets Arduino boards).
+    fn opened(&mut self, mut link: Link, start_at: Instant, now: Instant) -> (Phase, Instant) {
+        if now < start_at {
+            return (Phase::Opened { link, start_at }, start_at);
+        }
+        let start = std::mem::take(&mut self.setup.start);
+        let sent = link.write_frame(&start, now);
+        self.setup.start = start;
+        match sent {
+            Ok(true) => {
+                let stream_at = now + self.setup.start_delay;
+                (Phase::Starting { link, stream_at }, stream_at)
+            }
+            Ok(false) => (Phase::Opened { link, start_at }, now + BUSY_RETRY),
+            Err(_) => {
+                self.status.errors += 1;
+                (Phase::Closed { retry_at: now }, now)
+            }
+        }
+    }
+
+    /// Start string sent: after the start delay, start from where the controller is.
+    fn starting(&mut self, mut link: Link, stream_at: Instant, now: Instant) -> (Phase, Instant) {
+        if link.push_rest(now).is_err() {
+            self.status.errors += 1;
+            return (Phase::Closed { retry_at: now }, now);
+        }
+        if now < stream_at {
+            let next = if link.has_rest() {
+                stream_at.min(now + BUSY_RETRY)
+            } else {
+                stream_at
+            };
+            return (Phase::Starting { link, stream_at }, next);
+        }
+        // Commands queued while the link was down are old news.
+        while self.ends.commands.pop().is_ok() {}
+        // Start from where the controller is, at rest, and park before anything else
+        // unless it is parked already. Never carry on Following: the live command may
+        // have moved anywhere while the link was down.
+        self.start_from_controller();
+        if self.tracker.reached(&self.park, 1e-9) {
+            self.set_mode(WriterMode::Parked);
+        } else {
+            self.set_mode(WriterMode::Parking);
+        }
+        self.status.ready = true;
+        self.publish();
+        tracing::info!(output = %self.setup.name, mode = ?self.status.mode, "motion controller ready");
+        self.last_command = now;
+        self.next_park_frame = now;
+        (Phase::Streaming { link }, now)
     }
 
     /// Puts the tracker where the controller is after an open (module docs), at rest.
@@ -462,8 +556,14 @@ impl Writer {
         }
     }
 
-    /// Encodes and writes `position`; remembers it as the last sent.
-    fn send(&mut self, link: &mut Link, position: &[f64; MAX_ACTUATORS]) -> std::io::Result<()> {
+    /// Encodes and writes `position` if the port takes it now; remembers it as the last
+    /// sent when it went out.
+    fn send(
+        &mut self,
+        link: &mut Link,
+        position: &[f64; MAX_ACTUATORS],
+        now: Instant,
+    ) -> std::io::Result<()> {
         let mut axes = [0.0; MAX_ACTUATORS];
         for i in 0..self.setup.count {
             let p = position[i] / self.setup.limits.half_travel;
@@ -485,9 +585,10 @@ impl Writer {
         };
         self.setup.encoder.encode(&values, &mut self.frame);
         let frame = self.frame;
-        link.write(frame.as_bytes())?;
-        self.status.last_sent = *position;
-        self.status.frames_sent += 1;
+        if link.write_frame(frame.as_bytes(), now)? {
+            self.status.last_sent = *position;
+            self.status.frames_sent += 1;
+        }
         Ok(())
     }
 
@@ -499,87 +600,79 @@ impl Writer {
         self.tracker.reached(&self.park, 1e-9)
     }
 
-    /// Streams until shutdown has parked the controller or a write fails.
-    fn stream(&mut self, link: &mut Link) -> StreamEnd {
+    /// One streaming step at `now`: the commands waiting, the watchdog, the park frames due.
+    fn stream(&mut self, link: &mut Link, now: Instant) -> std::io::Result<StreamStep> {
         let period =
             Duration::from_secs_f64(self.setup.tick_dt_s * f64::from(self.setup.every_ticks));
-        let mut last_command = Instant::now();
-        let mut next_park_frame = Instant::now();
-        loop {
-            while let Ok(command) = self.ends.commands.pop() {
-                last_command = Instant::now();
-                let position = match self.status.mode {
-                    WriterMode::Parking => continue,
-                    _ if command.park_now || self.shutting_down() => {
-                        if self.status.mode == WriterMode::Following {
-                            // Park from the stage's own last state (position and velocity).
-                            self.tracker.position = command.position;
-                            self.tracker.velocity = command.velocity;
-                        }
-                        if !self.parked() {
-                            self.set_mode(WriterMode::Parking);
-                            next_park_frame = Instant::now();
-                        }
-                        continue;
-                    }
-                    WriterMode::Following => {
+        link.push_rest(now)?;
+        while let Ok(command) = self.ends.commands.pop() {
+            self.last_command = now;
+            let position = match self.status.mode {
+                WriterMode::Parking => continue,
+                _ if command.park_now || self.shutting_down() => {
+                    if self.status.mode == WriterMode::Following {
+                        // Park from the stage's own last state (position and velocity).
                         self.tracker.position = command.position;
                         self.tracker.velocity = command.velocity;
-                        command.position
                     }
-                    WriterMode::Parked | WriterMode::Joining => {
-                        let every_ticks = self.setup.every_ticks;
-                        if join_frame(&mut self.tracker, &command, every_ticks) {
-                            self.set_mode(WriterMode::Following);
-                        } else if self.status.mode == WriterMode::Parked {
-                            self.set_mode(WriterMode::Joining);
-                        }
-                        self.tracker.position
+                    if !self.parked() {
+                        self.set_mode(WriterMode::Parking);
+                        self.next_park_frame = now;
                     }
-                };
-                if let Err(e) = self.send(link, &position) {
-                    return StreamEnd::WriteError(e);
+                    continue;
                 }
-                self.publish();
-            }
-            let silent = last_command.elapsed() > self.setup.watchdog;
-            let moving = matches!(
-                self.status.mode,
-                WriterMode::Following | WriterMode::Joining
-            );
-            if moving && (self.shutting_down() || silent) {
-                self.set_mode(WriterMode::Parking);
-                next_park_frame = Instant::now();
-            }
-            // Every park frame due goes out (a late wake-up sends those it missed at once), so
-            // the ramp keeps the output's rate and takes the time it was planned to.
-            while self.status.mode == WriterMode::Parking && Instant::now() >= next_park_frame {
-                let parked = self.park_step();
-                let position = self.tracker.position;
-                if let Err(e) = self.send(link, &position) {
-                    return StreamEnd::WriteError(e);
+                WriterMode::Following => {
+                    self.tracker.position = command.position;
+                    self.tracker.velocity = command.velocity;
+                    command.position
                 }
-                next_park_frame += period;
-                if parked {
-                    self.set_mode(WriterMode::Parked);
+                WriterMode::Parked | WriterMode::Joining => {
+                    let every_ticks = self.setup.every_ticks;
+                    if join_frame(&mut self.tracker, &command, every_ticks) {
+                        self.set_mode(WriterMode::Following);
+                    } else if self.status.mode == WriterMode::Parked {
+                        self.set_mode(WriterMode::Joining);
+                    }
+                    self.tracker.position
                 }
-                self.publish();
-            }
-            if self.shutting_down() && self.parked() {
-                return StreamEnd::Shutdown;
-            }
-            // Sleep until a command or a shutdown wakes the thread, or its own next deadline.
-            let now = Instant::now();
-            let deadline = match self.status.mode {
-                WriterMode::Parking => next_park_frame,
-                WriterMode::Following | WriterMode::Joining => last_command + self.setup.watchdog,
-                WriterMode::Parked => now + LONGEST_WAIT,
             };
-            let wait = deadline.saturating_duration_since(now).min(LONGEST_WAIT);
-            if !wait.is_zero() && self.ends.commands.is_empty() && !self.shutting_down() {
-                std::thread::park_timeout(wait);
-            }
+            self.send(link, &position, now)?;
+            self.publish();
         }
+        let silent = now.saturating_duration_since(self.last_command) > self.setup.watchdog;
+        let moving = matches!(
+            self.status.mode,
+            WriterMode::Following | WriterMode::Joining
+        );
+        if moving && (self.shutting_down() || silent) {
+            self.set_mode(WriterMode::Parking);
+            self.next_park_frame = now;
+        }
+        // Every park frame due goes out (a late wake-up sends those it missed at once), so
+        // the ramp keeps the output's rate and takes the time it was planned to.
+        while self.status.mode == WriterMode::Parking && now >= self.next_park_frame {
+            let parked = self.park_step();
+            let position = self.tracker.position;
+            self.send(link, &position, now)?;
+            self.next_park_frame += period;
+            if parked {
+                self.set_mode(WriterMode::Parked);
+            }
+            self.publish();
+        }
+        if self.shutting_down() && self.parked() {
+            return Ok(StreamStep::Parked);
+        }
+        let next = match self.status.mode {
+            WriterMode::Parking => self.next_park_frame,
+            WriterMode::Following | WriterMode::Joining => self.last_command + self.setup.watchdog,
+            WriterMode::Parked => now + LONGEST_WAIT,
+        };
+        Ok(StreamStep::Next(if link.has_rest() {
+            next.min(now + BUSY_RETRY)
+        } else {
+            next
+        }))
     }
 }
 
