@@ -1,8 +1,8 @@
 //! Shared helpers of the runtime tests that drive the real `rigd` binary: a temp directory,
-//! a fake systemd notify socket, starting `rigd run` until it reports READY=1, and
-//! [`KillOnDrop`], the one guard every child process a test starts goes through, so that a
-//! failing assertion or an early return never leaves a rigd running (a stray rigd at 1 kHz
-//! breaks the tests that come after it).
+//! a fake systemd notify socket, starting `rigd run` until it reports READY=1, running
+//! `rigd line` for a line file, and [`KillOnDrop`], the one guard every child process a test
+//! starts goes through, so that a failing assertion or an early return never leaves a rigd
+//! running (a stray rigd at 1 kHz breaks the tests that come after it).
 
 #![allow(dead_code)] // each test binary uses its own subset
 
@@ -228,4 +228,23 @@ pub fn rigd(args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Runs `rigd line` for the road car on the short `corners` track, one iteration (a few
+/// seconds), into `dir/line.toml`; asserts it succeeded. The line file's path, stdout, stderr.
+pub fn line_for_road_on_corners(dir: &TempDir) -> (PathBuf, String, String) {
+    let line = dir.0.join("line.toml");
+    let (code, out, err) = rigd(&[
+        "line",
+        "--car",
+        "road",
+        "--track",
+        "corners",
+        "--iterations",
+        "1",
+        "--out",
+        line.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "rigd line: {err}");
+    (line, out, err)
 }
