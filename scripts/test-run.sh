@@ -6,36 +6,51 @@
 # mostly idle: timed one by one, the daemon's binaries took 210 s of wall time for 26 s of CPU
 # (docs/BENCHMARKS.md, "The test command's time"). Each binary is run as cargo runs it (from its
 # package's directory, the same arguments), its output kept and printed only when it fails.
-# The CPU-bound crates' binaries (physics, protocols, config) run at nice 19, so the timing
-# checks of the daemon's end-to-end tests beside them get the CPU they ask for (their rigd's
-# loop runs at SCHED_FIFO as root anyway); the tests share no fixed port or tmux session name
-# (each test picks its own), which is what lets them run side by side. The doc tests run with
-# `cargo test --doc` as one more job. Prints the slowest binaries at the end.
-# Usage: scripts/test-run.sh   TEST_JOBS=N binaries at once (default 3: the lane of binaries
-#        that start rigd, one at a time, beside N-1 CPU-bound ones); TEST_JOBS=1 runs them
-#        one by one, as `cargo test --workspace` does. TEST_CPU_NICE=N the CPU-bound crates'
-#        niceness (default 19; 0 on a machine busy with other work at nice 0, which would
-#        otherwise leave them almost no CPU).
+# Every job is in one of two lanes, written in the job list's lane column (set per package in
+# LANES below; a package without one stops the run, so a new crate must be placed):
+# - `rigd`: the daemon's and the dashboard's binaries, which start rigd or rig-dash (or the
+#   real-time loop in-process) and wait on them. They run ONE AT A TIME, at nice 0: every rigd
+#   pins its loop to the last core at SCHED_FIFO, so two side by side starve each other into
+#   fault holds (a clean-clone run failed `fault_motion` and `motion_serial_e2e` on frame
+#   timeouts with three at a time), and their timing checks get the CPU they ask for.
+# - `cpu`: the CPU-bound crates' binaries (physics, protocols, config, the soak plot) and the
+#   doc tests (`cargo test --doc`, one job). They run beside the rigd lane, TEST_JOBS - 1 at a
+#   time, at nice TEST_CPU_NICE.
+# The tests share no fixed port or tmux session name (each test picks its own), which is what
+# lets the two lanes run side by side. Prints the slowest binaries at the end.
+# Usage: scripts/test-run.sh [NAME...]   with NAMEs, only the jobs whose name contains one of
+#        them (the names it prints: `daemon/test_guards`, `physics/`, `doc tests`).
+#        TEST_JOBS=N binaries at once (default 3: the rigd lane beside 2 of the cpu lane);
+#        TEST_JOBS=1 runs every job one by one, the rigd lane first, as `cargo test
+#        --workspace` does. TEST_CPU_NICE=N the cpu lane's niceness (default 19; 0 on a
+#        machine busy with other work at nice 0, which would otherwise leave it almost no CPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${TEST_JOBS:-3}"
 cpu_nice="${TEST_CPU_NICE:-19}"
 scratch="$(mktemp -d /tmp/rigd-test-run.XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
-# Times of the last run (slowest first), so the long binaries start first and the pool ends
+# Times of the last run (slowest first), so the long binaries start first and the lanes end
 # together; kept in the target dir like any build output.
 times_file="${CARGO_TARGET_DIR:-target}/test-run-times.txt"
 
 # The test executables with their package's directory, from cargo's own build messages (a
 # no-op build when the test command's build step ran).
 cargo test --workspace --no-run --quiet --message-format=json >"$scratch/build.json"
-python3 - "$scratch/build.json" "$times_file" "$cpu_nice" >"$scratch/jobs" <<'EOF'
+python3 - "$scratch/build.json" "$times_file" "$@" >"$scratch/jobs" <<'EOF'
 import json, os, sys
+# The lane of each package's test binaries, by the package's directory name.
+LANES = {
+    "daemon": "rigd", "dash": "rigd",
+    "types": "cpu", "rig-toml": "cpu", "physics": "cpu", "protocols": "cpu",
+    "rig-config": "cpu", "plot": "cpu",
+}
 previous = {}
 if os.path.exists(sys.argv[2]):
     for line in open(sys.argv[2]):
         seconds, name = line.split(maxsplit=1)
         previous[name.strip()] = float(seconds)
+wanted = sys.argv[3:]
 jobs = []
 for line in open(sys.argv[1]):
     message = json.loads(line)
@@ -48,11 +63,17 @@ for line in open(sys.argv[1]):
     kind = message["target"]["kind"][0]
     if kind != "test":
         name += f" ({kind} unit tests)"
-    cpu_bound = os.path.basename(package) in ("physics", "protocols", "rig-config", "rig-toml", "types")
-    jobs.append((previous.get(name, 1e9), name, message["executable"], package, sys.argv[3] if cpu_bound else 0))
-jobs.append((previous.get("doc tests", 1e9), "doc tests", "doc", os.getcwd(), sys.argv[3]))
-for seconds, name, exe, package, nice in sorted(jobs, key=lambda j: -j[0]):
-    print(f"{name}\t{exe}\t{package}\t{nice}")
+    lane = LANES.get(os.path.basename(package))
+    if lane is None:
+        sys.exit(f"test-run: no lane for the tests of {package}: add the package to LANES in scripts/test-run.sh")
+    jobs.append((previous.get(name, 1e9), name, message["executable"], package, lane))
+jobs.append((previous.get("doc tests", 1e9), "doc tests", "doc", os.getcwd(), "cpu"))
+if wanted:
+    jobs = [job for job in jobs if any(w in job[1] for w in wanted)]
+    if not jobs:
+        sys.exit(f"test-run: no job's name contains any of {wanted}")
+for seconds, name, exe, package, lane in sorted(jobs, key=lambda j: -j[0]):
+    print(f"{name}\t{exe}\t{package}\t{lane}")
 EOF
 
 # run_one NAME EXE DIR NICE: one binary (or the doc tests) to its own log; prints
@@ -78,34 +99,32 @@ run_one() {
 export -f run_one
 export scratch
 
+# run_lane LANE NICE PARALLEL: the jobs of LANE at niceness NICE, PARALLEL at a time; their
+# results on stdout.
+run_lane() {
+    awk -F'\t' -v lane="$1" -v nice="$2" '$4 == lane { print $1; print $2; print $3; print nice }' \
+        "$scratch/jobs" | xargs -r -d '\n' -n 4 -P "$3" bash -c 'run_one "$@"' _ || true
+}
+
 start=$SECONDS
-# Two lanes. The binaries that start rigd (the daemon's and the dashboard's, niceness 0 in the
-# jobs list) run one at a time: each rigd pins its loop to the same last core at SCHED_FIFO, so
-# two side by side starve each other's loop into fault holds (a clean-clone run failed
-# `fault_motion` and `motion_serial_e2e` on frame timeouts that way, three at a time). The
-# CPU-bound crates' binaries run beside that lane, TEST_JOBS - 1 at a time at low priority
-# (with TEST_CPU_NICE=0 they are niceness 0 too and join the one-at-a-time lane).
-awk -F'\t' '$4 == 0' "$scratch/jobs" >"$scratch/jobs.rigd"
-awk -F'\t' '$4 != 0' "$scratch/jobs" >"$scratch/jobs.cpu"
-cpu_jobs=$(( jobs > 1 ? jobs - 1 : 1 ))
 if [ "$jobs" -le 1 ]; then
-    cat "$scratch/jobs.rigd" "$scratch/jobs.cpu" >"$scratch/jobs.all"
-    tr '\t' '\n' <"$scratch/jobs.all" | xargs -d '\n' -n 4 -P 1 bash -c 'run_one "$@"' _ \
-        >"$scratch/results" || true
+    { run_lane rigd 0 1; run_lane cpu "$cpu_nice" 1; } >"$scratch/results"
 else
-    tr '\t' '\n' <"$scratch/jobs.rigd" | xargs -d '\n' -n 4 -P 1 bash -c 'run_one "$@"' _ \
-        >"$scratch/results.rigd" &
+    run_lane rigd 0 1 >"$scratch/results.rigd" &
     rigd_lane=$!
-    tr '\t' '\n' <"$scratch/jobs.cpu" | xargs -d '\n' -n 4 -P "$cpu_jobs" bash -c 'run_one "$@"' _ \
-        >"$scratch/results.cpu" || true
-    wait "$rigd_lane" || true
+    run_lane cpu "$cpu_nice" $((jobs - 1)) >"$scratch/results.cpu"
+    wait "$rigd_lane"
     cat "$scratch/results.rigd" "$scratch/results.cpu" >"$scratch/results"
 fi
 passed=$(grep -c $'\tok$' "$scratch/results" || true)
 failed=$(grep -c $'\tFAILED$' "$scratch/results" || true)
 total=$(wc -l <"$scratch/jobs")
-sort -rn "$scratch/results" | awk -F'\t' '$3 == "ok" { print $1, $2 }' >"$times_file.new" \
-    && mv "$times_file.new" "$times_file"
+# The times of the jobs that passed; a run of some jobs keeps the others' times from before.
+{
+    sort -rn "$scratch/results" | awk -F'\t' '$3 == "ok" { print $1, $2 }'
+    if [ "$#" -gt 0 ] && [ -f "$times_file" ]; then cat "$times_file"; fi
+} | awk '{ name = substr($0, index($0, " ") + 1) } !(name in seen) { seen[name]; print }' \
+    | sort -rn >"$times_file.new" && mv "$times_file.new" "$times_file"
 echo "test-run: $passed of $total test binaries passed, $failed failed, $jobs at a time: $((SECONDS - start)) s; the slowest:" >&2
 sort -rn "$scratch/results" | head -n 8 | awk -F'\t' '{ printf "   %6.1f s  %s%s\n", $1, $2, ($3 == "ok" ? "" : "  FAILED") }' >&2
 if [ "$failed" -ne 0 ] || [ "$passed" -ne "$total" ]; then

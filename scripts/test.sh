@@ -63,7 +63,8 @@ echo "== soak: $((SECONDS - soak_t0)) s, exit $soak_rc" >&2
 [ "$soak_rc" -eq 0 ] || { echo "test: the soak missed a goal (its verdict above)" >&2; exit 1; }
 
 # The tests start rigd, tmux sessions and loopback listeners of their own: after the soak.
-# Three test binaries at a time (most wait on real processes), the doc tests among them.
-step "tests: every test binary and the doc tests, 3 at a time (scripts/test-run.sh)" scripts/test-run.sh
+# Two lanes (scripts/test-run.sh): the binaries that start rigd one at a time, two CPU-bound
+# ones beside them at nice 19; the doc tests among the latter.
+step "tests: every test binary and the doc tests, rigd's one at a time (scripts/test-run.sh)" scripts/test-run.sh
 
 step "vmrig: rigd against the real kernel input/FF drivers (QEMU)" scripts/test-vmrig.sh

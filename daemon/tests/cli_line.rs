@@ -4,7 +4,7 @@
 //! refuses it, exit 2, for another car or a missing file before anything runs.
 
 mod support;
-use support::{rigd, TempDir};
+use support::{line_for_road_on_corners, rigd, TempDir};
 
 #[test]
 fn bad_line_arguments_exit_2_with_the_fix() {
@@ -34,20 +34,8 @@ fn bad_line_arguments_exit_2_with_the_fix() {
 #[test]
 fn a_found_line_is_written_and_refused_for_another_car() {
     let dir = TempDir::new("line-run");
-    let line = dir.0.join("line.toml");
+    let (line, out, err) = line_for_road_on_corners(&dir);
     let line_text = line.to_str().unwrap();
-    let (code, out, err) = rigd(&[
-        "line",
-        "--car",
-        "road",
-        "--track",
-        "corners",
-        "--iterations",
-        "1",
-        "--out",
-        line_text,
-    ]);
-    assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("written to"), "{out}");
     // Plain progress lines: the start and the one iteration, no terminal control codes.
     assert!(

@@ -47,17 +47,16 @@ fn assert_plain(text: &str) {
 fn rigd_on_a_terminal(args: &[&str], state: &Path) -> (Option<i32>, String) {
     let (master, slave) = test_pty::pty_pair();
     let out = std::fs::File::from(slave);
-    let child = Command::new(env!("CARGO_BIN_EXE_rigd"))
-        .args(args)
-        .env("XDG_STATE_HOME", state)
-        .env_remove("JOURNAL_STREAM")
-        .env_remove("NOTIFY_SOCKET")
-        .stdin(Stdio::null())
-        .stdout(out.try_clone().unwrap())
-        .stderr(out)
-        .spawn()
-        .unwrap();
-    let mut child = KillOnDrop(child);
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_rigd"))
+            .args(args)
+            .env("XDG_STATE_HOME", state)
+            .env_remove("JOURNAL_STREAM")
+            .env_remove("NOTIFY_SOCKET")
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out),
+    );
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {

@@ -51,7 +51,7 @@ impl Rig {
         let dir = TempDir::new(name);
         let path = dir.file("rigd.toml", &config(&dir.0));
         let notify = NotifySocket::bind(&dir.0);
-        let child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+        let child = spawn_rigd(&path, &notify, &[], &[]);
         notify.wait_for("READY=1", Duration::from_secs(30));
         Rig { dir, child, notify }
     }

@@ -73,7 +73,7 @@ impl Rig {
         let notify_dir = self.dir.0.join(run);
         std::fs::create_dir_all(&notify_dir).unwrap();
         let notify = NotifySocket::bind(&notify_dir);
-        let child = KillOnDrop(spawn_rigd(&self.config, &notify, args, &[]));
+        let child = spawn_rigd(&self.config, &notify, args, &[]);
         notify.wait_for("READY=1", Duration::from_secs(30));
         child
     }
@@ -217,12 +217,7 @@ fn a_stage_the_configuration_does_not_run_is_refused_with_the_names_it_runs() {
     let dir = TempDir::new("fault-panic-unknown");
     let path = dir.file("rigd.toml", TEST_CONFIG);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(
-        &path,
-        &notify,
-        &["--test-panic-stage", "ffb"],
-        &[],
-    ));
+    let mut child = spawn_rigd(&path, &notify, &["--test-panic-stage", "ffb"], &[]);
     let status = wait_exit(&mut child, Duration::from_secs(30));
     let stderr = stderr_of(&mut child);
     assert_eq!(status.code(), Some(1), "{stderr}");

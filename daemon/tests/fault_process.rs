@@ -53,7 +53,7 @@ fn reloads_keep_the_running_config_on_a_bad_or_half_written_file_and_apply_a_val
     let good = config(listener.port, 100);
     let path = dir.file("rigd.toml", &good);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+    let mut child = spawn_rigd(&path, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(30));
     std::thread::sleep(Duration::from_millis(1500));
 
@@ -148,19 +148,18 @@ fn a_full_log_disk_does_not_stop_the_loop_or_the_clean_exit() {
         .write(true)
         .open("/dev/full")
         .expect("/dev/full");
-    let child = Command::new(env!("CARGO_BIN_EXE_rigd"))
-        .args(["--config", path.to_str().unwrap(), "run", "--no-display"])
-        // Every log line is at least one failed write; debug makes many of them.
-        .env("RUST_LOG", "debug")
-        .env("NOTIFY_SOCKET", &notify.path)
-        .env_remove("WATCHDOG_USEC")
-        .env_remove("JOURNAL_STREAM")
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(dev_full.try_clone().unwrap()))
-        .stderr(Stdio::from(dev_full))
-        .spawn()
-        .unwrap();
-    let mut child = KillOnDrop(child);
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_rigd"))
+            .args(["--config", path.to_str().unwrap(), "run", "--no-display"])
+            // Every log line is at least one failed write; debug makes many of them.
+            .env("RUST_LOG", "debug")
+            .env("NOTIFY_SOCKET", &notify.path)
+            .env_remove("WATCHDOG_USEC")
+            .env_remove("JOURNAL_STREAM")
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(dev_full.try_clone().unwrap()))
+            .stderr(Stdio::from(dev_full)),
+    );
     notify.wait_for("READY=1", Duration::from_secs(30));
     let statuses = notify.collect(Duration::from_millis(3000));
     let rates: Vec<f64> = statuses
@@ -214,7 +213,7 @@ fn reloads_leave_no_thread_or_file_descriptor_behind() {
     // The default gamepad support on: gilrs starts threads of its own.
     let path = dir.file("rigd.toml", TEST_CONFIG);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+    let mut child = spawn_rigd(&path, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(30));
     // Threads the session starts just after READY (the gamepad context's) count as the start:
     // the baseline is the first sample equal to the one 500 ms before it.

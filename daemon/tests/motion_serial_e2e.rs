@@ -96,7 +96,7 @@ fn assert_frames_within_limits(frames: &[[u16; 3]], what: &str) {
 struct Rig {
     _dir: TempDir,
     link: std::path::PathBuf,
-    child: std::process::Child,
+    child: KillOnDrop,
 }
 
 fn start(name: &str, pty: &Pty, udp_port: Option<u16>) -> Rig {

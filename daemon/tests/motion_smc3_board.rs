@@ -94,7 +94,7 @@ fn running(frames: &[[u16; 3]]) -> bool {
 struct Rig {
     dir: TempDir,
     link: std::path::PathBuf,
-    child: std::process::Child,
+    child: KillOnDrop,
     notify: NotifySocket,
 }
 

@@ -93,7 +93,7 @@ fn pose_of(fractions: &[f64; 6], guess: Pose) -> Pose {
 }
 
 struct Jog {
-    child: std::process::Child,
+    child: KillOnDrop,
     lines: mpsc::Receiver<(Instant, String)>,
     _dir: TempDir,
 }
@@ -101,20 +101,20 @@ struct Jog {
 fn start(name: &str, pty: &Pty, move_seconds: &str) -> Jog {
     let dir = TempDir::new(name);
     let path = dir.file("rigd.toml", &config(&pty.slave_path));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rigd"))
-        .args([
-            "--config",
-            path.to_str().unwrap(),
-            "motion",
-            "test",
-            "--move-seconds",
-            move_seconds,
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_rigd"))
+            .args([
+                "--config",
+                path.to_str().unwrap(),
+                "motion",
+                "test",
+                "--move-seconds",
+                move_seconds,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    );
     let stdout = child.stdout.take().unwrap();
     let (send, lines) = mpsc::channel();
     std::thread::spawn(move || {

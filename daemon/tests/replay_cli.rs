@@ -56,12 +56,7 @@ fn a_session_recorded_by_rigd_run_replays_verified_and_feeds_telemetry() {
     );
     let file = dir.0.join("session.rigrec");
     let notify = NotifySocket::bind(&dir.0);
-    let mut rigd = KillOnDrop(spawn_rigd(
-        &config,
-        &notify,
-        &["--record", file.to_str().unwrap()],
-        &[],
-    ));
+    let mut rigd = spawn_rigd(&config, &notify, &["--record", file.to_str().unwrap()], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(3_500));
     signal(&rigd, libc::SIGTERM);

@@ -2,7 +2,7 @@
 //! `check-config` listing every problem, the JSON schema, `--help`.
 
 mod support;
-use support::{rigd, TempDir};
+use support::{line_for_road_on_corners, rigd, TempDir};
 
 fn repo(path: &str) -> String {
     format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
@@ -163,20 +163,8 @@ fn lapsim_prints_lap_sectors_and_a_comparison_and_refuses_bad_input() {
 #[test]
 fn lapsim_reads_a_measured_envelope_and_a_line_file_and_refuses_them_for_another_car() {
     let dir = TempDir::new("lapsim-files");
-    let line = dir.0.join("line.toml");
+    let (line, _, _) = line_for_road_on_corners(&dir);
     let line = line.to_str().unwrap();
-    let (code, _, err) = rigd(&[
-        "line",
-        "--car",
-        "road",
-        "--track",
-        "corners",
-        "--iterations",
-        "1",
-        "--out",
-        line,
-    ]);
-    assert_eq!(code, Some(0), "{err}");
     let envelope = repo("physics/data/envelopes/road.toml");
     let (code, out, err) = rigd(&[
         "lapsim",

@@ -26,7 +26,7 @@ fn a_refused_destination_logs_one_line_and_health_is_at_info_every_ten_seconds()
         ),
     );
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[("RUST_LOG", "info")]));
+    let mut child = spawn_rigd(&config, &notify, &[], &[("RUST_LOG", "info")]);
     notify.wait_for("READY=1", Duration::from_secs(20));
     let messages = notify.collect(Duration::from_secs(12));
     signal(&child, libc::SIGTERM);

@@ -105,7 +105,7 @@ fn a_reload_to_another_core_moves_the_rt_thread_and_everything_else_off_it() {
     let with_core = |core: usize| format!("{TEST_CONFIG}core = {core}\n");
     let config = dir.file("rigd.toml", &with_core(0));
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[]));
+    let mut child = spawn_rigd(&config, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
     let all_but = |core: usize| cpu_list((0..cores).filter(|&c| c != core));
     if check_affinity {

@@ -18,7 +18,7 @@ fn exit_time_after(signal_number: i32, name: &str) -> (Duration, String, Option<
     let dir = TempDir::new(name);
     let config = dir.file("rigd.toml", TEST_CONFIG);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[]));
+    let mut child = spawn_rigd(&config, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
     // Let it tick for a moment, as a running rig would.
     std::thread::sleep(Duration::from_millis(300));
@@ -56,7 +56,7 @@ fn sighup_applies_a_valid_file_and_keeps_running_on_an_invalid_one() {
     let dir = TempDir::new("sighup");
     let config = dir.file("rigd.toml", TEST_CONFIG);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[]));
+    let mut child = spawn_rigd(&config, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
 
     // Valid: two robot cars more. The loop is stopped, rebuilt and ready again.
@@ -157,7 +157,7 @@ fn a_reload_continues_the_counters_of_the_destinations_it_keeps() {
         ),
     );
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[]));
+    let mut child = spawn_rigd(&config, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
     let kept_sent = format!("{kept}: sent ");
     let closed_errors = format!("{closed}: sent ");
@@ -224,7 +224,7 @@ fn sighup_with_a_valid_file_that_cannot_start_goes_back_to_the_running_one() {
     let dir = TempDir::new("sighup-unstartable");
     let config = dir.file("rigd.toml", TEST_CONFIG);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[]));
+    let mut child = spawn_rigd(&config, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
 
     // Valid (check-config passes it), but a link-local IPv6 address without an interface

@@ -65,7 +65,7 @@ fn a_terminal_that_takes_no_output_still_gets_its_raw_mode_back() {
             Ok(())
         });
     }
-    let mut child = KillOnDrop(command.spawn().unwrap());
+    let mut child = KillOnDrop::spawn(&mut command);
     // Drain the terminal so the dashboard draws until output is suspended.
     let mut reader = std::fs::File::from(master.try_clone().unwrap());
     std::thread::spawn(move || {

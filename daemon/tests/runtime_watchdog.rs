@@ -15,12 +15,12 @@ fn watchdog_is_petted_while_ticking_and_not_once_the_loop_stalls() {
     let notify = NotifySocket::bind(&dir.0);
     // WATCHDOG_USEC 200 ms: petted every 100 ms. The loop stalls 1.5 s after start; the
     // default stall timeout is 250 ms.
-    let mut child = KillOnDrop(spawn_rigd(
+    let mut child = spawn_rigd(
         &config,
         &notify,
         &["--test-stall-rt-after-ms", "1500"],
         &[("WATCHDOG_USEC", "200000")],
-    ));
+    );
     let before_ready = notify.wait_for("READY=1", Duration::from_secs(20));
     let ready_at = before_ready.last().unwrap().0;
 

@@ -38,7 +38,7 @@ fn a_missing_wheel_is_warned_once_and_nobody_drives_so_the_loop_idles() {
     let dir = TempDir::new("who-drives-idle");
     let config = g29_config(&dir, IDLE_TEST_CONFIG);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[]));
+    let mut child = spawn_rigd(&config, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
     let messages = notify.collect(Duration::from_millis(4500));
     signal(&child, libc::SIGTERM);
@@ -97,7 +97,7 @@ fn with_the_robot_switch_the_robot_drives_and_says_why() {
     let dir = TempDir::new("who-drives-robot");
     let config = g29_config(&dir, IDLE_TEST_CONFIG);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &["--robot"], &[]));
+    let mut child = spawn_rigd(&config, &notify, &["--robot"], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
     let messages = notify.collect(Duration::from_millis(3500));
     signal(&child, libc::SIGTERM);

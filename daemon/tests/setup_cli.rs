@@ -23,13 +23,13 @@ fn rigd() -> Command {
 
 #[test]
 fn watch_without_devices_says_it_waits_and_ends_on_sigterm_with_exit_0() {
-    let mut child = rigd()
-        .args(["devices", "--watch"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = KillOnDrop::spawn(
+        rigd()
+            .args(["devices", "--watch"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    );
     let out = child.stdout.take().unwrap();
     let (send, lines) = mpsc::channel();
     std::thread::spawn(move || {

@@ -67,7 +67,7 @@ fn rigd_sends_every_configured_format_at_its_rate_with_the_cars_values() {
     }
     let path = dir.file("rigd.toml", &config);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+    let mut child = spawn_rigd(&path, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(30));
     // Let the car get going, then measure over 2.5 s.
     std::thread::sleep(Duration::from_millis(500));

@@ -55,7 +55,7 @@ fn rigd_speaks_f1_25_at_the_games_rates_with_the_cars_values() {
     let native_thread = listen(native_socket, Arc::clone(&stop));
     let path = dir.file("rigd.toml", &config);
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+    let mut child = spawn_rigd(&path, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(30));
     std::thread::sleep(Duration::from_millis(500));
     let window_start = Instant::now();

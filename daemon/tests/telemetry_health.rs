@@ -49,7 +49,7 @@ fn a_closed_port_grows_its_error_counter_in_status_while_the_loop_ticks_and_warn
         ),
     );
     let notify = NotifySocket::bind(&dir.0);
-    let mut child = KillOnDrop(spawn_rigd(&config, &notify, &[], &[]));
+    let mut child = spawn_rigd(&config, &notify, &[], &[]);
     notify.wait_for("READY=1", Duration::from_secs(20));
     let messages = notify.collect(Duration::from_millis(4500));
     let mut buf = [0u8; 2048];

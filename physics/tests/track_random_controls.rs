@@ -3,16 +3,10 @@
 //! gravity always inside the barriers however hard it hits them.
 //!
 //! The driver must reach real speeds, or the test proves little: purely random pedals and
-//! steering rarely get a car past 13 m/s. So the seeded driver switches between random
-//! segments of three kinds:
-//! - *cruise*: the built-in robot drives (steering on its line, throttle and brake to its speed
-//!   profile, gear shifts up and down the box with the clutch work), with a held random
-//!   steering offset and random stabs on top: brake, handbrake, steering jerks, a lifted
-//!   throttle;
-//! - *push*: the robot's steering and gear work but the throttle flat and no brake, so the car
-//!   arrives at corners far too fast and meets the barriers at speed;
-//! - *chaos*: independent random controls held 0.05 to 1 s (steering random walk, pedals,
-//!   clutch, handbrake, any gear request including reverse, ignition off, starter).
+//! steering rarely get a car past 13 m/s. So the seeded driver (`RandomDriver`, in
+//! `common/random_driving.rs`) switches between random segments: the built-in robot driving
+//! with random stabs on top (*cruise*), the robot's steering with the throttle flat (*push*:
+//! it meets the barriers at speed), and independent random controls (*chaos*).
 //!
 //! A car that rolls over lands on its body and slides (the car model has body-to-ground
 //! contact). Marshals put the car back at the start only as a game's recovery would: when it
@@ -27,9 +21,12 @@
 //! prints both. 2 ms steps (a supported dt) and one test per track (the harness runs them in
 //! parallel) keep the nine ten-minute runs to tens of seconds of CPU.
 
-use rig_physics::robot::Robot;
-use rig_physics::track::{builtin, Track, TrackHint};
-use rig_physics::{spec, CarTelemetry, Controls, GearRequest, World};
+#[path = "common/random_driving.rs"]
+mod random_driving;
+
+use random_driving::RandomDriver;
+use rig_physics::track::{builtin, TrackHint};
+use rig_physics::{spec, World};
 
 const DT_S: f64 = 0.002;
 const MINUTES: f64 = 10.0;
@@ -53,182 +50,13 @@ const OFF_WHEELS_ENERGY_MARGIN_JPKG: f64 = 2.0;
 /// Fastest upward speed any crash may produce, m/s (a body thrown up by its contacts).
 const MAX_UPWARD_SPEED_MPS: f64 = 15.0;
 
-/// xorshift64*: reproducible randomness without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in `lo..hi`.
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-
-    /// A number of steps lasting `lo..hi` seconds.
-    fn steps(&mut self, lo_s: f64, hi_s: f64) -> u32 {
-        (self.range(lo_s, hi_s) / DT_S) as u32
-    }
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Segment {
-    Cruise,
-    Push,
-    Chaos,
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Stab {
-    None,
-    Brake(f64),
-    Handbrake,
-    Steer(f64),
-    Lift,
-}
-
-/// The seeded driver: the robot plus random segments and stabs.
-struct Driver {
-    robot: Robot,
-    rng: Rng,
-    segment: Segment,
-    segment_steps: u32,
-    steer_offset: f64,
-    stab: Stab,
-    stab_steps: u32,
-    chaos: Controls,
-    chaos_steps: u32,
-}
-
-impl Driver {
-    fn new(track: &Track, car: &rig_physics::CarSpec, seed: u64) -> Driver {
-        Driver {
-            robot: Robot::for_car(track, car),
-            rng: Rng(seed),
-            segment: Segment::Chaos,
-            segment_steps: 0,
-            steer_offset: 0.0,
-            stab: Stab::None,
-            stab_steps: 0,
-            chaos: Controls::default(),
-            chaos_steps: 0,
-        }
-    }
-
-    fn controls(&mut self, t: &CarTelemetry, track: &Track) -> Controls {
-        // The robot sees every step (its gear work and timing stay current) even when ignored.
-        let robot = self.robot.drive(t, track);
-        if self.segment_steps == 0 {
-            self.new_segment();
-        }
-        self.segment_steps -= 1;
-        match self.segment {
-            Segment::Chaos => self.chaos_controls(),
-            Segment::Cruise | Segment::Push => {
-                let mut c = robot;
-                c.steering = (c.steering + self.steer_offset).clamp(-1.0, 1.0);
-                let shifting = c.clutch > 0.5 || c.gear_request != GearRequest::None;
-                if self.segment == Segment::Push && !shifting {
-                    c.throttle = 1.0;
-                    c.brake = 0.0;
-                }
-                self.apply_stab(&mut c);
-                c
-            }
-        }
-    }
-
-    fn new_segment(&mut self) {
-        let r = self.rng.next();
-        let (segment, lo_s, hi_s) = if r < 0.45 {
-            (Segment::Cruise, 5.0, 30.0)
-        } else if r < 0.75 {
-            (Segment::Push, 2.0, 15.0)
-        } else {
-            (Segment::Chaos, 1.0, 8.0)
-        };
-        self.segment = segment;
-        self.segment_steps = self.rng.steps(lo_s, hi_s).max(1);
-        self.steer_offset = self.rng.range(-0.08, 0.08);
-        self.chaos_steps = 0;
-    }
-
-    /// Random stabs, on average one every 4 s.
-    fn apply_stab(&mut self, c: &mut Controls) {
-        if self.stab_steps == 0 {
-            self.stab = Stab::None;
-            if self.rng.next() < DT_S / 4.0 {
-                let r = self.rng.next();
-                self.stab = if r < 0.35 {
-                    self.stab_steps = self.rng.steps(0.1, 0.8);
-                    Stab::Brake(self.rng.range(0.4, 1.0))
-                } else if r < 0.55 {
-                    self.stab_steps = self.rng.steps(0.2, 1.0);
-                    Stab::Handbrake
-                } else if r < 0.8 {
-                    self.stab_steps = self.rng.steps(0.05, 0.4);
-                    Stab::Steer(self.rng.range(-1.0, 1.0))
-                } else {
-                    self.stab_steps = self.rng.steps(0.2, 1.5);
-                    Stab::Lift
-                };
-            }
-        } else {
-            self.stab_steps -= 1;
-        }
-        match self.stab {
-            Stab::None => {}
-            Stab::Brake(pedal) => {
-                c.brake = pedal;
-                c.throttle = 0.0;
-            }
-            Stab::Handbrake => c.handbrake = 1.0,
-            Stab::Steer(jerk) => c.steering = (c.steering + jerk).clamp(-1.0, 1.0),
-            Stab::Lift => c.throttle = 0.0,
-        }
-    }
-
-    fn chaos_controls(&mut self) -> Controls {
-        if self.chaos_steps == 0 {
-            let rng = &mut self.rng;
-            let gear_request = match (rng.next() * 12.0) as u32 {
-                0 => GearRequest::Up,
-                1 => GearRequest::Down,
-                2 => GearRequest::Select((rng.next() * 7.0) as i8 - 1),
-                _ => GearRequest::None,
-            };
-            let previous = self.chaos.steering;
-            self.chaos = Controls {
-                steering: (previous + (rng.next() - 0.5) * 0.8).clamp(-1.0, 1.0),
-                throttle: if rng.next() < 0.6 { rng.next() } else { 0.0 },
-                brake: if rng.next() < 0.25 { rng.next() } else { 0.0 },
-                clutch: if rng.next() < 0.2 { rng.next() } else { 0.0 },
-                handbrake: if rng.next() < 0.05 { 1.0 } else { 0.0 },
-                gear_request,
-                ignition: rng.next() < 0.98,
-                starter: rng.next() < 0.3,
-            };
-            self.chaos_steps = self.rng.steps(0.05, 1.0).max(1);
-            return self.chaos;
-        }
-        self.chaos_steps -= 1;
-        // Gear requests are edges: send each once.
-        self.chaos.gear_request = GearRequest::None;
-        self.chaos
-    }
-}
-
 /// Top speed and the speed of the hardest barrier contact, m/s.
 fn ten_minutes(car_name: &str, track_name: &str, seed: u64) -> (f64, f64) {
     let track = builtin(track_name).unwrap();
     let car = spec::builtin::car(car_name).unwrap();
     let mut world = World::new(track.clone());
     let id = world.add_car(&car);
-    let mut driver = Driver::new(&track, &car, seed);
+    let mut driver = RandomDriver::new(&track, &car, seed, DT_S);
     let mut hint = TrackHint::default();
     let mut ground_hint = TrackHint::default();
     let mut max_speed: f64 = 0.0;

@@ -1,20 +1,13 @@
 //! Two worlds fed the same inputs produce bit-identical telemetry on every step.
 
 mod common;
+#[path = "common/random_driving.rs"]
+mod random_driving;
+
 use common::*;
+use random_driving::{RandomControls, Xorshift};
 use rig_physics::track::Track;
 use rig_physics::{Controls, World};
-
-/// A deterministic pseudo-random sequence (xorshift) for the controls.
-struct Noise(u64);
-impl Noise {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 fn run_world(seed: u64) -> Vec<String> {
     let mut world = World::new(Track::flat());
@@ -22,23 +15,10 @@ fn run_world(seed: u64) -> Vec<String> {
     for id in ids {
         world.car_mut(id).set_speed(15.0);
     }
-    let mut noise = Noise(seed);
+    let mut random = RandomControls::new(seed);
     let mut out = Vec::new();
-    let mut controls = Controls {
-        ignition: true,
-        ..Controls::default()
-    };
     for step in 0..5000 {
-        if step % 100 == 0 {
-            controls.steering = noise.next() * 2.0 - 1.0;
-            controls.throttle = noise.next();
-            controls.brake = if noise.next() > 0.7 {
-                noise.next()
-            } else {
-                0.0
-            };
-            controls.handbrake = if noise.next() > 0.9 { 1.0 } else { 0.0 };
-        }
+        let controls = random.at(step);
         for id in ids {
             world.set_controls(id, controls);
         }
@@ -83,7 +63,7 @@ fn damage_and_surfaces_are_deterministic() {
             world.car_mut(crash).set_state(state);
             world.car_mut(crash).set_speed(40.0);
             world.car_mut(id).set_speed(25.0);
-            let mut noise = Noise(5);
+            let mut noise = Xorshift(5);
             let mut controls = Controls {
                 ignition: true,
                 ..Controls::default()

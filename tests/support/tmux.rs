@@ -131,20 +131,29 @@ impl Tmux {
 
 impl Drop for Tmux {
     /// SIGTERM to the pane's process and its children first (a program that outlives a
-    /// hang-up, or one a failed assertion left running, must not outlive the test), then the
-    /// server goes.
+    /// hang-up, or one a failed assertion left running, must not outlive the test), SIGKILL
+    /// to any of them still running 2 s later, then the server goes. The processes are the
+    /// tmux server's children, not the test's: the server (or init, once it is gone) reaps them.
     fn drop(&mut self) {
         if let Ok(pane) = self.display("#{pane_pid}").parse::<i32>() {
             let mut pids = children(pane);
             pids.push(pane);
-            for &pid in &pids {
-                // SAFETY: kill(2) with a pid read from tmux or the kernel; no memory involved.
-                unsafe { libc::kill(pid, libc::SIGTERM) };
-            }
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while !pids.iter().all(|&pid| exited(pid)) && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            let signal_all = |signal: i32| {
+                for &pid in pids.iter().filter(|&&pid| !exited(pid)) {
+                    // SAFETY: kill(2) with a pid read from tmux or the kernel; no memory involved.
+                    unsafe { libc::kill(pid, signal) };
+                }
+            };
+            let wait_all = |bound: Duration| {
+                let deadline = Instant::now() + bound;
+                while !pids.iter().all(|&pid| exited(pid)) && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            };
+            signal_all(libc::SIGTERM);
+            wait_all(Duration::from_secs(2));
+            signal_all(libc::SIGKILL);
+            wait_all(Duration::from_secs(2));
         }
         self.kill_server();
         if let Some(path) = &self.socket_path {

@@ -127,12 +127,11 @@ pub struct Bridge {
     _dir: TempDir,
 }
 
+/// On a failure, the last `STATUS=` rigd sent; the child's guard then stops rigd and prints its
+/// log.
 impl Drop for Bridge {
     fn drop(&mut self) {
         if std::thread::panicking() {
-            let _ = self.child.0.kill();
-            let _ = self.child.0.wait();
-            eprintln!("rigd's log:\n{}", stderr_of(&mut self.child));
             eprintln!("last STATUS: {:?}", self.statuses.lock().unwrap().last());
         }
     }
@@ -170,7 +169,7 @@ impl Bridge {
         );
         let path = dir.file("rigd.toml", &config);
         let notify = NotifySocket::bind(&dir.0);
-        let child = KillOnDrop(spawn_rigd(&path, &notify, &[], &[]));
+        let child = spawn_rigd(&path, &notify, &[], &[]);
         notify.wait_for("READY=1", Duration::from_secs(30));
         let statuses = Arc::new(Mutex::new(Vec::<String>::new()));
         let stop_statuses = Arc::new(AtomicBool::new(false));

@@ -1,5 +1,8 @@
 //! Shared helpers of the runtime tests that drive the real `rigd` binary: a temp directory,
-//! a fake systemd notify socket, and starting `rigd run` until it reports READY=1.
+//! a fake systemd notify socket, starting `rigd run` until it reports READY=1, running
+//! `rigd line` for a line file, and [`KillOnDrop`], the one guard every child process a test
+//! starts goes through, so that a failing assertion or an early return never leaves a rigd
+//! running (a stray rigd at 1 kHz breaks the tests that come after it).
 
 #![allow(dead_code)] // each test binary uses its own subset
 
@@ -104,13 +107,14 @@ pub const TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\nsp
 /// [`TEST_CONFIG`] with the default `when_nobody_drives` (idle).
 pub const IDLE_TEST_CONFIG: &str = "[loop]\npm_qos = \"off\"\nlock_memory = false\nspin_us = 0\n";
 
-/// `rigd run` with `config`, notifying `notify`, plus `extra` args and env.
+/// `rigd run` with `config`, notifying `notify`, plus `extra` args and env; killed when the
+/// guard drops.
 pub fn spawn_rigd(
     config: &Path,
     notify: &NotifySocket,
     extra_args: &[&str],
     env: &[(&str, &str)],
-) -> Child {
+) -> KillOnDrop {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rigd"));
     command
         .args(["--config", config.to_str().unwrap(), "run", "--no-display"])
@@ -125,7 +129,7 @@ pub fn spawn_rigd(
     for (key, value) in env {
         command.env(key, value);
     }
-    command.spawn().unwrap()
+    KillOnDrop::spawn(&mut command)
 }
 
 /// Sends `signal` to `child`.
@@ -160,8 +164,20 @@ pub fn stderr_of(child: &mut Child) -> String {
     text
 }
 
-/// A child process killed (and reaped) when dropped, so a failing test leaves no rigd behind.
+/// A child process that cannot outlive its test: killed (SIGKILL) and reaped when the guard
+/// drops, which is at the end of its scope, on an early return, and while a failing assertion
+/// unwinds. When it drops during a panic, what the child wrote to a piped stderr that nobody
+/// read yet is printed (rigd's log says why the test failed). Every test that starts a process
+/// which could keep running (rigd, its tools) starts it through [`KillOnDrop::spawn`] (or
+/// [`spawn_rigd`]); the processes in tmux panes have their own guard (`tests/support/tmux.rs`).
 pub struct KillOnDrop(pub Child);
+
+impl KillOnDrop {
+    /// Starts `command`, guarded from the moment it runs.
+    pub fn spawn(command: &mut Command) -> KillOnDrop {
+        KillOnDrop(command.spawn().unwrap())
+    }
+}
 
 impl std::ops::Deref for KillOnDrop {
     type Target = Child;
@@ -182,6 +198,10 @@ impl Drop for KillOnDrop {
             let _ = self.0.kill();
         }
         let _ = self.0.wait();
+        if std::thread::panicking() && self.0.stderr.is_some() {
+            let pid = self.0.id();
+            eprintln!("child {pid}'s stderr:\n{}", stderr_of(&mut self.0));
+        }
     }
 }
 
@@ -208,4 +228,23 @@ pub fn rigd(args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Runs `rigd line` for the road car on the short `corners` track, one iteration (a few
+/// seconds), into `dir/line.toml`; asserts it succeeded. The line file's path, stdout, stderr.
+pub fn line_for_road_on_corners(dir: &TempDir) -> (PathBuf, String, String) {
+    let line = dir.0.join("line.toml");
+    let (code, out, err) = rigd(&[
+        "line",
+        "--car",
+        "road",
+        "--track",
+        "corners",
+        "--iterations",
+        "1",
+        "--out",
+        line.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "rigd line: {err}");
+    (line, out, err)
 }
