@@ -73,6 +73,19 @@ fn udp_output(port: u16) -> OutputConfig {
 }
 
 /// A frame of a car at `time_s` and `x_m` along the track with specific force `f`.
+/// One tick as the RT loop runs it: the stage's `on_tick`, then its `end_of_tick` (where the
+/// motion stages wake their shared writer thread).
+trait Tick {
+    fn tick(&mut self, frame: &Frame);
+}
+
+impl Tick for MotionStage {
+    fn tick(&mut self, frame: &Frame) {
+        self.on_tick(frame);
+        self.end_of_tick();
+    }
+}
+
 fn frame(time_s: f64, x_m: f64, f: [f64; 3]) -> Frame {
     let mut frame = Frame::default();
     frame.car.time_s = time_s;
@@ -130,7 +143,7 @@ impl LimitCheck {
 fn run_to_active(stage: &mut MotionStage, t: &mut f64) {
     for _ in 0..20_000 {
         *t += 0.001;
-        stage.on_tick(&frame(*t, *t * 20.0, REST));
+        stage.tick(&frame(*t, *t * 20.0, REST));
         if stage.state() == SafetyState::Active {
             return;
         }
@@ -146,7 +159,7 @@ fn stale_physics_fades_to_neutral_then_parks_within_limits() {
     let mut limits = LimitCheck::new(&stage);
     for _ in 0..1500 {
         t += 0.001;
-        stage.on_tick(&frame(t, t * 20.0, HARD_BRAKING));
+        stage.tick(&frame(t, t * 20.0, HARD_BRAKING));
         limits.check(&stage, "cueing");
     }
     assert!(
@@ -156,7 +169,7 @@ fn stale_physics_fades_to_neutral_then_parks_within_limits() {
     // Physics freezes (paused game): time stops advancing.
     let mut seen = Vec::new();
     for _ in 0..6000 {
-        stage.on_tick(&frame(t, t * 20.0, HARD_BRAKING));
+        stage.tick(&frame(t, t * 20.0, HARD_BRAKING));
         limits.check(&stage, "stale");
         if seen.last() != Some(&stage.state()) {
             seen.push(stage.state());
@@ -186,14 +199,14 @@ fn teleport_resets_the_cues_without_a_jolt() {
     let mut limits = LimitCheck::new(&stage);
     for _ in 0..800 {
         t += 0.001;
-        stage.on_tick(&frame(t, t * 20.0, HARD_BRAKING));
+        stage.tick(&frame(t, t * 20.0, HARD_BRAKING));
         limits.check(&stage, "before");
     }
     let displaced = stage.commanded().iter().fold(0.0f64, |m, p| m.max(p.abs()));
     // Teleport 500 m down the road, car at rest afterwards.
     for k in 0..500 {
         t += 0.001;
-        stage.on_tick(&frame(t, 500.0 + f64::from(k) * 1e-3, REST));
+        stage.tick(&frame(t, 500.0 + f64::from(k) * 1e-3, REST));
         limits.check(&stage, "first 0.5 s after the reset");
     }
     let after = stage.commanded().iter().fold(0.0f64, |m, p| m.max(p.abs()));
@@ -223,7 +236,7 @@ fn saturating_cues_drive_into_the_end_of_travel_within_every_limit() {
     for k in 0..6000 {
         t += 0.001;
         let sign = if (k / 700) % 2 == 0 { 1.0 } else { -1.0 };
-        stage.on_tick(&slam(t, sign));
+        stage.tick(&slam(t, sign));
         limits.check(&stage, "saturating cues");
         deepest = stage
             .commanded()
@@ -268,7 +281,7 @@ fn wait_ready(stage: &mut MotionStage, t: &mut f64) {
             "writer never became ready"
         );
         *t += 0.001;
-        stage.on_tick(&frame(*t, 0.0, REST));
+        stage.tick(&frame(*t, 0.0, REST));
         std::thread::sleep(Duration::from_micros(200));
     }
 }
@@ -285,7 +298,7 @@ fn active_stage_with_udp(output: fn(u16) -> OutputConfig) -> (UdpSocket, MotionS
     wait_ready(&mut stage, &mut t);
     while stage.state() != SafetyState::Active {
         t += 0.001;
-        stage.on_tick(&frame(t, t * 20.0, REST));
+        stage.tick(&frame(t, t * 20.0, REST));
         std::thread::sleep(Duration::from_micros(200));
     }
     let _ = receive(&socket, Duration::from_millis(50), |_| ());
@@ -297,7 +310,7 @@ fn writer_parks_on_its_own_when_the_rt_loop_goes_silent() {
     let (socket, mut stage, mut t) = active_stage_with_udp(udp_output);
     for _ in 0..300 {
         t += 0.001;
-        stage.on_tick(&frame(t, t * 20.0, HARD_BRAKING));
+        stage.tick(&frame(t, t * 20.0, HARD_BRAKING));
         std::thread::sleep(Duration::from_micros(300));
     }
     let _ = receive_frames(&socket, Duration::from_millis(50));
@@ -365,7 +378,7 @@ fn sigterm_park_keeps_position_velocity_and_acceleration_limits() {
     let mut live = Vec::new();
     for k in 0..1200 {
         t += 0.001;
-        stage.on_tick(&slam(t, if k < 700 { -1.0 } else { 1.0 }));
+        stage.tick(&slam(t, if k < 700 { -1.0 } else { 1.0 }));
         std::thread::sleep(Duration::from_micros(800));
         if k % 50 == 49 {
             live.extend(receive_positions(&socket, Duration::from_millis(1)));
@@ -457,7 +470,7 @@ fn motion4sim_position_frames_carry_the_pose_of_the_actuator_command() {
     let mut poses = Vec::new();
     for k in 0..600 {
         t += 0.001;
-        stage.on_tick(&frame(t, t * 20.0, HARD_BRAKING));
+        stage.tick(&frame(t, t * 20.0, HARD_BRAKING));
         std::thread::sleep(Duration::from_micros(200));
         if k % 100 == 99 {
             poses = receive_poses(&socket, Duration::from_millis(1));
@@ -521,7 +534,7 @@ fn a_port_that_died_at_park_rejoins_from_park_after_the_platform_rose_without_it
     let mut stage = platform_stage(&config, TICK_HZ, &PanicPark::new()).unwrap();
     let park = (32767.0 - 0.95 * 32767.0f64).round_ties_even() as u16;
     let tick = |stage: &mut MotionStage, time_s: f64| {
-        stage.on_tick(&frame(time_s, time_s * 20.0, HARD_BRAKING));
+        stage.tick(&frame(time_s, time_s * 20.0, HARD_BRAKING));
         std::thread::sleep(Duration::from_micros(900));
     };
     // Physics paused: the platform waits at park and the serial output streams park frames.
@@ -635,7 +648,7 @@ post_open_delay_ms = 0
         let due = start + Duration::from_micros(1000 * u64::from(ticks));
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
         t += 0.001;
-        stage.on_tick(&frame(t, t * 20.0, REST));
+        stage.tick(&frame(t, t * 20.0, REST));
     }
     let udp_frames = counter.join().unwrap();
     let serial = *stage.output_status().next().unwrap();
@@ -690,7 +703,7 @@ proptest! {
             let mut fr = frame(*time, *x, *f);
             fr.car.angular_velocity_body_radps = *w;
             fr.car.velocity_body_mps = *v;
-            stage.on_tick(&fr);
+            stage.tick(&fr);
             std::thread::sleep(Duration::from_micros(200));
         }
         let received = receive_frames(&socket, Duration::from_millis(100));

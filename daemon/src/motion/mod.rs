@@ -130,7 +130,6 @@ impl PlatformOutputs {
                 every_ticks,
                 countdown: every_ticks,
                 last_status: WriterStatus::default(),
-                writer: thread.thread().clone(),
             })
             .collect();
         let writers = StageWriters {

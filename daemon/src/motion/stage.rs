@@ -1,9 +1,10 @@
 //! The motion RT stage: on every tick, cueing -> kinematics (whole-pose clamp) -> safety
 //! state machine -> rate-limited tracker, then every `N` ticks (per output) the actuator
 //! command goes to that output's writer through a wait-free ring, and the writer thread is
-//! woken (`Thread::unpark`) to send it: once per output frame, not per tick. The thread is
-//! shared by every output of the run ([`super::writers`]); an unpark that finds it awake or
-//! its token set costs an atomic swap.
+//! woken (`Thread::unpark`) to send it at the end of the tick ([`RtStage::end_of_tick`]): the
+//! thread is shared by every output of the run ([`super::writers`]), so the stages only ask
+//! for the wake-up and it wakes once per tick that has a frame, however many platforms pushed
+//! one. A park command (`safe_stop`, shutdown) wakes it at once.
 //!
 //! RT rules: `on_tick`, `safe_stop` and `resume` never allocate, block, lock or log; all
 //! buffers were built by [`MotionStage::new`]. A frame whose simulation time does not advance
@@ -44,9 +45,6 @@ pub struct OutputPort {
     pub countdown: u32,
     /// The writer's status as read on the last tick.
     pub last_status: WriterStatus,
-    /// The writer thread, woken after each command (`unpark`: an atomic swap and at most
-    /// one futex wake; it neither allocates, locks nor blocks).
-    pub writer: std::thread::Thread,
 }
 
 impl std::fmt::Debug for OutputPort {
@@ -262,7 +260,11 @@ impl MotionStage {
                 velocity: self.tracker.velocity,
                 park_now,
             });
-            out.writer.unpark();
+            if park_now {
+                self.writers.thread.wake();
+            } else {
+                self.writers.thread.request_wake();
+            }
         }
     }
 }
@@ -282,6 +284,7 @@ impl MotionStage {
         };
         self.target_hold = target;
         self.drive(link_ready, true, target);
+        self.writers.thread.wake_if_requested();
     }
 
     /// The safety state machine and the tracker for one tick, with `cue` as the target while
@@ -338,6 +341,10 @@ impl RtStage for MotionStage {
         // neutral whenever the platform returns to Active.
         let cue = self.cue_target(frame, fresh);
         self.drive(link_ready, fresh, cue);
+    }
+
+    fn end_of_tick(&mut self) {
+        self.writers.thread.wake_if_requested();
     }
 
     fn safe_stop(&mut self, reason: StopReason) {

@@ -7,11 +7,14 @@
 //! wake-up cost some 10-20 us of CPU on the RT thread's side (the futex wake) and the
 //! writer's. The stages push their commands and [`std::thread::Thread::unpark`] the one
 //! thread in turn; an unpark that finds it awake or its token set is an atomic swap, no
-//! futex call, and the thread pops every output's ring before it sleeps again. Measured
-//! (docs/BENCHMARKS.md), the second platform's unpark of a tick still mostly finds the thread
-//! asleep again, so it wakes about twice per tick with two platforms: fewer syscalls per
-//! frame than threads of their own, not yet fewer wake-ups. Outputs at different rates share
-//! the thread too: it wakes for the union of their frame times.
+//! futex call, and the thread pops every output's ring before it sleeps again. An unpark per
+//! command was measured to wake it about twice per tick with two platforms (the second
+//! platform's unpark mostly found it asleep again: docs/BENCHMARKS.md), so the stages only
+//! ask for the wake-up ([`WriterThread::request_wake`]) and the first of them to reach the
+//! end of the tick ([`crate::rt::stage::RtStage::end_of_tick`]) wakes it once for all: one
+//! wake-up per tick that has a frame, whatever the number of platforms. A park command
+//! (fault, shutdown) wakes it at once. Outputs at different rates share the thread too: it
+//! wakes for the union of their frame times.
 //!
 //! Isolation without threads of their own: no output's step ever waits (writes that the port
 //! does not take are skipped or queued in [`super::link`], opens and their delays are
@@ -38,6 +41,8 @@ use super::writer::{OutputWriter, LONGEST_WAIT};
 pub struct WriterThread {
     thread: Thread,
     handle: Option<JoinHandle<()>>,
+    /// A command was pushed this tick and the thread is not yet woken for it.
+    wake_requested: AtomicBool,
 }
 
 impl WriterThread {
@@ -49,12 +54,27 @@ impl WriterThread {
         Ok(Arc::new(WriterThread {
             thread: handle.thread().clone(),
             handle: Some(handle),
+            wake_requested: AtomicBool::new(false),
         }))
     }
 
-    /// The thread, to wake it (`unpark`).
-    pub fn thread(&self) -> &Thread {
-        &self.thread
+    /// Wakes the thread now (`unpark`: an atomic swap and at most one futex wake; it neither
+    /// allocates, locks nor blocks).
+    pub fn wake(&self) {
+        self.thread.unpark();
+    }
+
+    /// Asks for a wake-up at the end of the tick ([`Self::wake_if_requested`]): an atomic
+    /// store, so every platform's stage can ask and the thread still wakes once.
+    pub fn request_wake(&self) {
+        self.wake_requested.store(true, Ordering::Release);
+    }
+
+    /// Wakes the thread if a stage asked for it since the last wake-up (the end of a tick).
+    pub fn wake_if_requested(&self) {
+        if self.wake_requested.swap(false, Ordering::AcqRel) {
+            self.thread.unpark();
+        }
     }
 }
 
@@ -106,7 +126,7 @@ impl StageWriters {
     /// and closed its link (or given up on a link that stayed down).
     pub fn shut_down(&self) {
         self.shutdown.store(true, Ordering::SeqCst);
-        self.thread.thread().unpark();
+        self.thread.wake();
         // Nothing is ever sent: this returns when the last sender is dropped.
         let _ = self.finished.recv();
     }

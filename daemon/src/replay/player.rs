@@ -328,6 +328,9 @@ pub fn run(options: &ReplayOptions) -> anyhow::Result<()> {
         for stage in &mut stages {
             stage.on_tick(&frame);
         }
+        for stage in &mut stages {
+            stage.end_of_tick();
+        }
         frames.write(frame);
         let wait = if options.realtime {
             let now = clock::now_ns();

@@ -38,6 +38,11 @@ pub trait RtStage: Send {
     /// ramps in again). While idle, `on_tick` comes about 20 times a second instead of every
     /// period, with the parked car's frame.
     fn resume(&mut self) {}
+    /// Called once per tick after every stage's `on_tick`: a stage that deferred work to the
+    /// end of the tick does it here. The motion stages share one writer thread and ask for
+    /// its wake-up in `on_tick`; the first of them to get here wakes it, once per tick, for
+    /// every platform's command (docs/runtime.md).
+    fn end_of_tick(&mut self) {}
     /// Called off the RT thread, after the last `safe_stop` and before the stage is dropped:
     /// waits at most `within` until the stage's writer has put its device in the safe state
     /// (so a process that exits right after still leaves its outputs safe).

@@ -81,6 +81,9 @@ impl RtStage for PlantedPanic {
     fn resume(&mut self) {
         self.stage.resume();
     }
+    fn end_of_tick(&mut self) {
+        self.stage.end_of_tick();
+    }
     fn wait_stopped(&mut self, within: std::time::Duration) {
         self.stage.wait_stopped(within);
     }

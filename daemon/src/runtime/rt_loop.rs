@@ -430,6 +430,9 @@ impl RtLoop {
         for stage in &mut self.parts.stages {
             stage.on_tick(&frame);
         }
+        for stage in &mut self.parts.stages {
+            stage.end_of_tick();
+        }
         self.parts.slots.publish(frame);
         self.shared.heartbeat.fetch_add(1, Ordering::Relaxed);
     }
