@@ -2,7 +2,9 @@
 //! in daemon/src (plain, in `use` groups, or `super::` from a top-level module's own file)
 //! is an edge from the module of the file to the module it names; the graph must have no
 //! cycle (the test prints one), the shared real-time primitives (`rt`) import no other module,
-//! the features never import the runtime, and nothing imports the CLI edge.
+//! the features never import the runtime, and nothing imports the CLI edge. A file's unit
+//! tests (its `#[cfg(test)] mod tests`, last in the file) are not part of the layers: they
+//! may build the runtime's `Simulation` to drive a feature end to end, as the gamepad's do.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -81,7 +83,10 @@ fn module_graph(src: &Path) -> Graph {
         if module == "lib" || module == "main" {
             continue;
         }
-        let code = code_only(&std::fs::read_to_string(&file).unwrap());
+        let mut code = code_only(&std::fs::read_to_string(&file).unwrap());
+        if let Some(tests) = code.find("#[cfg(test)]\nmod tests") {
+            code.truncate(tests);
+        }
         let mut named = named_modules(&code, "crate::");
         // In `x.rs` or `x/mod.rs`, `super::` is the crate root.
         if parts.len() == 1 || (parts.len() == 2 && parts[1] == "mod.rs") {
