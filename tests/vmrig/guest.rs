@@ -401,16 +401,25 @@ fn test_input(r: &mut Results, hidg: &mut Hidg) {
             link.rim().angle_rad.to_degrees()
         ),
     );
+    // The paddle is a sequential-shift button: each press counts once, however long held.
+    let presses_before = player.read().shift_presses.up;
     hidg.input(0x4000, 0xff, 0xff, 0x00, 1);
     let shifted = wait_until(Duration::from_secs(2), || {
         let p = player.read();
-        p.controls.gear_request == rig_physics::GearRequest::Up && p.controls.brake > 0.99
+        p.shift_presses.up == presses_before + 1 && p.controls.brake > 0.99
     });
+    std::thread::sleep(Duration::from_millis(300));
+    let held_once = player.read().shift_presses.up == presses_before + 1;
     hidg.input(0x8000, 0xff, 0xff, 0xff, 0);
     r.check(
         "input-g29-button",
-        shifted,
-        format!("{:?}", player.read().controls),
+        shifted && held_once,
+        format!(
+            "up presses {} -> {} (held 300 ms), {:?}",
+            presses_before,
+            player.read().shift_presses.up,
+            player.read().controls
+        ),
     );
     drop(thread);
 }
