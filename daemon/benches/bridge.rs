@@ -1,14 +1,18 @@
 //! The game bridge's motion path, measured (docs/BENCHMARKS.md, "game bridge"):
-//! `cargo bench -p rigd --bench bridge [-- --seconds S]`.
+//! `cargo bench -p rigd --bench bridge [-- --seconds S] [--pm-qos-off]`.
 //!
 //! Everything between the game and the controller is rigd's, built as `rigd run` builds it
 //! with `[source] kind = "game"`: the config loader, the game source
 //! ([`rigd::game_source::start`]: its receiver thread, real loopback socket, Forza decoder and
-//! ring), the output stages ([`build_output_stages`]: each platform's motion stage and writer
-//! threads) and [`RtLoop`] itself running in game mode on its own thread, at 1 kHz on
-//! absolute deadlines. Only the thread set-up differs from `rigd run` (no pinning, no
-//! SCHED_FIFO, no memory lock), and the loop runs with `spin_us = 0` so its CPU is its work
-//! and wake-ups, not the final spin (`[loop] spin_us`, a choice of the loop's, not the bridge's).
+//! ring), the output stages ([`build_output_stages`]: each platform's motion stage and the
+//! motion writer thread) and [`rigd::runtime::rt_loop::RtLoop`] itself running in game mode,
+//! at 1 kHz on absolute deadlines. The threads are set up as `rigd run` sets them up ([`ProcessSetup::prepare`], [`RtThread`]):
+//! the RT thread pinned to its core at SCHED_FIFO, every other thread kept off that core, the
+//! loop's PM QoS request held (`[loop] pm_qos`, by default `/dev/cpu_dma_latency` at 0 us;
+//! `--pm-qos-off` runs without it). What the system refuses (no root) is printed and the run
+//! goes on without it, as `rigd run` does. Two choices differ from the defaults: no memory
+//! lock, and `spin_us = 0`, so the RT thread's CPU is its work and wake-ups, not the final
+//! spin (`[loop] spin_us`, a choice of the loop's, not the bridge's).
 //! A sender thread plays the game (Forza Sled datagrams at 360 Hz with 0-1 ms of jitter); the
 //! writers write SMC3 frames to ptys, and a reader thread per pty decodes each frame as it
 //! comes out of the master and stamps it (CLOCK_MONOTONIC).
@@ -45,7 +49,9 @@ use std::time::Duration;
 use rig_protocols::Frame;
 use rigd::input::player_input::PlayerInput;
 use rigd::rt::clock::{now_ns, sleep_until_ns};
-use rigd::runtime::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming, RtLoop};
+use rigd::rt::setup::ProcessSetup;
+use rigd::runtime::rt_loop::{Command, FrameSlots, LoopParts, LoopShared, LoopTiming};
+use rigd::runtime::rt_thread::RtThread;
 use rigd::runtime::session_links::SessionLinks;
 use rigd::runtime::simulation::Simulation;
 use rigd::runtime::stages::build_output_stages;
@@ -212,9 +218,10 @@ fn cpu_by_thread() -> ThreadCpu {
     out
 }
 
-/// The run's config: the game source on `port`, a loop without the final spin, and one
-/// platform per pty at `rate_hz`; `fast` raises the actuator limits (latency runs).
-fn config_text(port: u16, ptys: &[Pty], rate_hz: u32, fast: bool) -> String {
+/// The run's config: the game source on `port`, a loop without the final spin (and without
+/// its PM QoS request when `pm_qos_off`), and one platform per pty at `rate_hz`; `fast`
+/// raises the actuator limits (latency runs).
+fn config_text(port: u16, ptys: &[Pty], rate_hz: u32, fast: bool, pm_qos_off: bool) -> String {
     let (speed, accel) = if fast {
         (100_000.0, 100_000_000.0)
     } else {
@@ -228,11 +235,13 @@ format = "forza"
 listen = ["127.0.0.1:{port}"]
 
 [loop]
-pm_qos = "off"
 lock_memory = false
 spin_us = 0
 "#
     );
+    if pm_qos_off {
+        text += "pm_qos = \"off\"\n";
+    }
     for (i, pty) in ptys.iter().enumerate() {
         text += &format!(
             r#"
@@ -317,6 +326,7 @@ fn run(
     fast: bool,
     seconds: f64,
     controller_batch: Duration,
+    pm_qos_off: bool,
 ) -> Report {
     let ptys: Vec<Pty> = (0..platforms).map(|_| open_pty()).collect();
     let port = UdpSocket::bind("127.0.0.1:0")
@@ -326,11 +336,14 @@ fn run(
         .port();
     let address: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let path = std::env::temp_dir().join(format!("rigd-bench-bridge-{}.toml", std::process::id()));
-    std::fs::write(&path, config_text(port, &ptys, output_hz, fast)).unwrap();
+    std::fs::write(&path, config_text(port, &ptys, output_hz, fast, pm_qos_off)).unwrap();
     let config =
         rigd::runtime::config_load::load_config(Some(&path)).unwrap_or_else(|e| panic!("{e:#}"));
     let _ = std::fs::remove_file(&path);
 
+    // `rigd run`'s process set-up: this thread and every thread spawned from now on stay off
+    // the RT core (the RT thread pins itself there and asks for SCHED_FIFO below).
+    let process = ProcessSetup::prepare(&config.realtime);
     let stop = Arc::new(AtomicBool::new(false));
     let frame_logs: Vec<Arc<Mutex<Vec<ReadFrame>>>> =
         (0..platforms).map(|_| Arc::default()).collect();
@@ -361,15 +374,19 @@ fn run(
         game: Some(started.source),
     };
     let shared = Arc::new(LoopShared::default());
-    let rt_loop = RtLoop::new(
+    let (rt, refused) = RtThread::start(
         parts,
         LoopTiming::from_config(&config.realtime),
         shared.clone(),
-    );
-    let rt = std::thread::Builder::new()
-        .name("rigd-rt".into())
-        .spawn(move || rt_loop.run())
-        .unwrap();
+        &config.realtime,
+    )
+    .unwrap();
+    for refusal in process.refused.iter().chain(&refused) {
+        eprintln!(
+            "not granted (the run goes on without it): {} ({})",
+            refusal.what, refusal.error
+        );
+    }
 
     // The game: probes after the warm-up, their send times logged.
     let start_ns = now_ns();
@@ -465,6 +482,7 @@ fn run(
 
 fn main() {
     let mut seconds = 10.0;
+    let mut pm_qos_off = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--seconds" {
@@ -472,17 +490,21 @@ fn main() {
                 .next()
                 .and_then(|s| s.parse().ok())
                 .expect("--seconds S");
+        } else if arg == "--pm-qos-off" {
+            pm_qos_off = true;
         }
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "game bridge bench (RtLoop game mode, 1 kHz, spin_us = 0): {INPUT_HZ} Hz input with \
-         0-1 ms jitter, {seconds} s per run after {} s of warm-up; load average at start: {}",
+        "game bridge bench (RtLoop game mode, 1 kHz, spin_us = 0, pm_qos {}): {INPUT_HZ} Hz \
+         input with 0-1 ms jitter, {seconds} s per run after {} s of warm-up; load average at \
+         start: {}",
+        if pm_qos_off { "off" } else { "as rigd run" },
         WARM_UP_NS / 1_000_000_000,
         load.trim()
     );
     for output_hz in [100u32, 1000] {
-        let r = run(1, output_hz, true, seconds, Duration::ZERO);
+        let r = run(1, output_hz, true, seconds, Duration::ZERO, pm_qos_off);
         let period_ms = 1000.0 / f64::from(output_hz);
         let p99 = percentile(&r.latencies_ns, 0.99);
         println!(
@@ -498,7 +520,7 @@ fn main() {
             if p99 <= period_ms + 1.0 { "met" } else { "missed" },
         );
     }
-    let r = run(2, 1000, false, seconds, CONTROLLER_BATCH);
+    let r = run(2, 1000, false, seconds, CONTROLLER_BATCH, pm_qos_off);
     let total = r.shares.receiver + r.shares.rt + r.shares.writers;
     println!(
         "CPU, 2 platforms at 1000 Hz: {:.2} % of one core (goal < 5 %: {}): receiver {:.2} %, RT thread {:.2} %, the writer thread (both serial ports) {:.2} %; context switches per second: RT thread {:.0}, writer thread {:.0}",
