@@ -178,6 +178,13 @@ mod sse2_lanes {
             self.each(F64x4::splat(bound), _mm_min_pd)
         }
 
+        /// Lane-wise [`f64::max`] with a constant (a NaN lane gives `bound`, as there).
+        #[inline(always)]
+        pub fn max(self, bound: f64) -> F64x4 {
+            // MAXPD returns its second operand when either is NaN.
+            self.each(F64x4::splat(bound), _mm_max_pd)
+        }
+
         /// Lane-wise [`f64::clamp`] (a NaN lane stays NaN, as there).
         #[inline(always)]
         pub fn clamp(self, lo: f64, hi: f64) -> F64x4 {
@@ -340,6 +347,12 @@ mod portable_lanes {
         #[inline(always)]
         pub fn min(self, bound: f64) -> F64x4 {
             self.each(self, |a, _| a.min(bound))
+        }
+
+        /// Lane-wise [`f64::max`] with a constant.
+        #[inline(always)]
+        pub fn max(self, bound: f64) -> F64x4 {
+            self.each(self, |a, _| a.max(bound))
         }
 
         /// Lane-wise [`f64::clamp`] (a NaN lane stays NaN).
@@ -717,6 +730,7 @@ mod tests {
                 same(x.abs(), p.abs(), "abs");
                 same(x.sqrt(), p.sqrt(), "sqrt");
                 same(x.min(0.5), p.min(0.5), "min");
+                same(x.max(0.5), p.max(0.5), "max");
                 same(x.clamp(-1.0, 2.0), p.clamp(-1.0, 2.0), "clamp");
                 same(x.copysign(y), p.copysign(q), "copysign");
                 same(

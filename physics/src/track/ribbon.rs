@@ -21,7 +21,9 @@
 //!
 //! Cost (every wheel, every step): the Hermite pieces are stored as per-segment power-basis
 //! cubics ([`SegmentCubic`]), the walk hands its end distances to the foot-point refinement,
-//! and a barrier query whose point is certainly short of both barriers stops after the walk.
+//! a car's four wheels are refined side by side in lanes ([`Ribbon::ground4`]: the foot
+//! point's time is its chain's latency, so four chains at once cost about one), and a
+//! barrier query whose point is certainly short of both barriers stops after the walk.
 //! The `oracle` test module keeps the straightforward implementation these must match to
 //! round-off.
 
@@ -32,6 +34,7 @@ use super::road_profile::RoadProfile;
 use super::spec::{SpecProblem, TrackSpec};
 use super::surface::{self, SurfaceSample, KERB_BAND, NO_KERB, RUNOFF_BAND, TRACK_BAND};
 use super::{BarrierHit, GroundHit, Surface, TrackCoord, TrackHint, TrackSection};
+use crate::math::F64x4;
 use crate::telemetry::SurfaceKind;
 
 /// Target distance between samples, m.
@@ -495,6 +498,65 @@ impl Ribbon {
         }
     }
 
+    /// [`Ribbon::refine`] of four walked points (a car's wheels) side by side, one per lane:
+    /// the same operations in the same order per lane, so the same bits. The foot point's
+    /// time is the latency of its chain (two centreline evaluations, each with a square root
+    /// and a division, and the Newton divisions), so four chains in lanes take about the time
+    /// of one instead of four in a row.
+    fn refine4(&self, walked: [Walked; 4], points: [[f64; 2]; 4]) -> [Located; 4] {
+        let lanes = |f: &dyn Fn(usize) -> f64| F64x4::from_array([0, 1, 2, 3].map(f));
+        let fa = lanes(&|k| walked[k].ahead_a);
+        let fb = lanes(&|k| walked[k].ahead_b);
+        let ka = lanes(&|k| self.samples[walked[k].i].centre.curvature);
+        let kb = lanes(&|k| self.samples[walked[k].i + 1].centre.curvature);
+        let q = [0, 1]
+            .map(|axis| lanes(&|k| points[k][axis] - self.samples[walked[k].i].centre.xy[axis]));
+        let coefficients =
+            [0, 1].map(|axis| [0, 1, 2].map(|c| lanes(&|k| self.cubics[walked[k].i].xy[axis][c])));
+        let centre = |t: F64x4| {
+            let [p, v] = [0, 1].map(|derivative| {
+                [0, 1].map(|axis| {
+                    let [c1, c2, c3] = coefficients[axis];
+                    if derivative == 0 {
+                        t * (c1 + t * (c2 + t * c3))
+                    } else {
+                        c1 + t * (2.0 * c2 + t * (3.0 * c3))
+                    }
+                })
+            });
+            let inv_norm = 1.0 / (v[0] * v[0] + v[1] * v[1]).sqrt();
+            (p, [v[0] * inv_norm, v[1] * inv_norm])
+        };
+        let span = fa - fb;
+        let mut t = F64x4::select(
+            span.greater_than(F64x4::splat(0.0)),
+            fa / span,
+            F64x4::splat(0.5),
+        );
+        let (mut c, mut tangent) = centre(t);
+        for newton in 0..2 {
+            let along = (q[0] - c[0]) * tangent[0] + (q[1] - c[1]) * tangent[1];
+            let d = (q[1] - c[1]) * tangent[0] - (q[0] - c[0]) * tangent[1];
+            let stretch = (1.0 - (ka + (kb - ka) * t) * d).max(0.1);
+            t = (t + along / (self.spacing_m * stretch)).clamp(0.0, 1.0);
+            if newton == 0 {
+                (c, tangent) = centre(t);
+            }
+        }
+        let d = ((q[1] - c[1]) * tangent[0] - (q[0] - c[0]) * tangent[1]).to_array();
+        let (t, tangent) = (t.to_array(), tangent.map(F64x4::to_array));
+        [0, 1, 2, 3].map(|k| {
+            let i = walked[k].i;
+            Located {
+                i,
+                t: t[k],
+                s: (i as f64 + t[k]) * self.spacing_m,
+                d: d[k],
+                tangent: [tangent[0][k], tangent[1][k]],
+            }
+        })
+    }
+
     /// [`Walked`] for segment `i` (whether or not its end normals enclose `p`).
     fn walked_at(&self, i: usize, p: [f64; 2]) -> Walked {
         Walked {
@@ -527,9 +589,20 @@ impl Ribbon {
     /// the common path saves and restores few registers.
     #[inline(always)]
     fn locate_walked(&self, walked: Option<Walked>, p: [f64; 2], hint: &mut TrackHint) -> Located {
-        let local = walked
-            .map(|w| self.refine(w, p))
-            .filter(|loc| self.plausible(loc));
+        self.locate_refined(walked.map(|w| self.refine(w, p)), p, hint)
+    }
+
+    /// The rest of [`Ribbon::locate_walked`] once the walked point is refined (`refined`:
+    /// `None` when the walk gave up): the local foot point when it is plausible and between
+    /// the barriers, else the scan's.
+    #[inline(always)]
+    fn locate_refined(
+        &self,
+        refined: Option<Located>,
+        p: [f64; 2],
+        hint: &mut TrackHint,
+    ) -> Located {
+        let local = refined.filter(|loc| self.plausible(loc));
         let loc = match local {
             Some(loc) if self.inside_barriers(&loc) => loc,
             local => self.locate_by_scan(local, p),
@@ -578,12 +651,28 @@ impl Ribbon {
         hints: &mut [TrackHint; 4],
     ) -> [GroundHit; 4] {
         let [h0, h1, h2, h3] = hints;
-        let locs = [
-            self.locate(points[0], h0),
-            self.locate(points[1], h1),
-            self.locate(points[2], h2),
-            self.locate(points[3], h3),
+        let walked = [
+            self.walk(h0.segment, points[0]),
+            self.walk(h1.segment, points[1]),
+            self.walk(h2.segment, points[2]),
+            self.walk(h3.segment, points[3]),
         ];
+        let locs = if let [Some(w0), Some(w1), Some(w2), Some(w3)] = walked {
+            let [l0, l1, l2, l3] = self.refine4([w0, w1, w2, w3], points);
+            [
+                self.locate_refined(Some(l0), points[0], h0),
+                self.locate_refined(Some(l1), points[1], h1),
+                self.locate_refined(Some(l2), points[2], h2),
+                self.locate_refined(Some(l3), points[3], h3),
+            ]
+        } else {
+            [
+                self.locate_walked(walked[0], points[0], h0),
+                self.locate_walked(walked[1], points[1], h1),
+                self.locate_walked(walked[2], points[2], h2),
+                self.locate_walked(walked[3], points[3], h3),
+            ]
+        };
         let bumps = self.bumps.at4(locs.map(|l| l.s), locs.map(|l| l.d));
         [0, 1, 2, 3].map(|k| self.ground_at(&locs[k], bumps[k]))
     }
