@@ -118,6 +118,7 @@ fn read_frames(
     out: Arc<Mutex<Vec<ReadFrame>>>,
     batch: Duration,
 ) {
+    run_on_every_core();
     let fd = master.as_raw_fd();
     let mut pending: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut buf = [0u8; 4096];
@@ -216,6 +217,28 @@ fn cpu_by_thread() -> ThreadCpu {
         }
     }
     out
+}
+
+/// Lets the calling thread run on every online core. The bench's stand-ins for the game and
+/// the controllers are not rigd's threads, so `rigd run`'s process set-up (everything but the
+/// RT thread off the RT core) does not apply to them: a game on the same machine runs on any
+/// core, and a controller is not on this machine at all.
+fn run_on_every_core() {
+    // SAFETY: an all-zero cpu_set_t is valid, CPU_SET is called for online cores only (far
+    // below CPU_SETSIZE on any machine this runs on), and the set outlives the call.
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for core in 0..=rigd::rt::setup::last_core().min(libc::CPU_SETSIZE as usize - 1) {
+            libc::CPU_SET(core, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    assert_eq!(
+        rc,
+        0,
+        "sched_setaffinity: {}",
+        std::io::Error::last_os_error()
+    );
 }
 
 /// The run's config: the game source on `port`, a loop without the final spin (and without
@@ -396,6 +419,7 @@ fn run(
         std::thread::Builder::new()
             .name("bench-game".into())
             .spawn(move || {
+                run_on_every_core();
                 let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
                 let period = 1e9 / INPUT_HZ;
                 let mut packet = [0u8; 512];
