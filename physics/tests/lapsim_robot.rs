@@ -3,12 +3,13 @@
 //! wheel on the racing surface, and the robot's speed-tracking error. The goal is a gap under
 //! 2.5 % (1.67 % today, docs/lapsim.md), and speed tracking within 1 m/s RMS.
 
+#[path = "common/robot_drive.rs"]
+mod robot_drive;
+
 use rig_physics::envelope::Envelope;
-use rig_physics::lap::LapTimer;
 use rig_physics::lapsim::{compare, Course, LapSim};
-use rig_physics::robot::Robot;
-use rig_physics::track::{builtin, TrackHint};
-use rig_physics::{spec, World};
+use rig_physics::track::TrackHint;
+use robot_drive::{RobotDrive, WorstWheel};
 
 const DT_S: f64 = 0.002;
 /// Largest gap between the robot's flying lap and lapsim: the goal (1.67 % today).
@@ -16,28 +17,20 @@ const GAP_HELD: f64 = 0.025;
 
 #[test]
 fn the_road_cars_robot_laps_the_circuit_close_to_lapsim_with_every_wheel_on_the_track() {
-    let track = builtin("circuit").unwrap();
-    let car = spec::builtin::car("road").unwrap();
+    let RobotDrive {
+        track,
+        car,
+        mut world,
+        id,
+        mut robot,
+        mut timer,
+    } = RobotDrive::at_the_limit("road", "circuit");
     let envelope = Envelope::estimate(&car);
-    let mut world = World::new(track.clone());
-    let id = world.add_car(&car);
-    let mut robot = Robot::at_the_limit(&track, &car);
     let course = Course::from_stations(&track, robot.stations());
     let mut sim = LapSim::new();
     let lapsim = sim.run(&course, &envelope, 1.0).clone();
 
-    let (front_m, rear_m) = (
-        car.chassis.cog_to_front_axle_m,
-        car.chassis.wheelbase_m - car.chassis.cog_to_front_axle_m,
-    );
-    let wheels = [
-        [front_m, 0.5 * car.chassis.track_front_m],
-        [front_m, -0.5 * car.chassis.track_front_m],
-        [-rear_m, 0.5 * car.chassis.track_rear_m],
-        [-rear_m, -0.5 * car.chassis.track_rear_m],
-    ];
-    let mut hints = [TrackHint::default(); 4];
-    let mut timer = LapTimer::new(&track);
+    let mut worst_wheel = WorstWheel::new(&car);
     let mut hint = TrackHint::default();
     let mut laps = Vec::new();
     // The flying lap's time and speed at each station of the course, as lapsim reports them.
@@ -54,16 +47,10 @@ fn the_road_cars_robot_laps_the_circuit_close_to_lapsim_with_every_wheel_on_the_
         world.step(DT_S);
         let t = world.telemetry(id);
         let coord = track.project(t.position_m, &mut hint);
-        let (sin, cos) = t.roll_pitch_yaw_rad[2].sin_cos();
-        for (wheel, wheel_hint) in wheels.iter().zip(&mut hints) {
-            let x = t.position_m[0] + cos * wheel[0] - sin * wheel[1];
-            let y = t.position_m[1] + sin * wheel[0] + cos * wheel[1];
-            let at = track.project([x, y, t.position_m[2]], wheel_hint);
-            let outside =
-                (at.lateral_m - at.half_width_left_m).max(-at.lateral_m - at.half_width_right_m);
-            if !laps.is_empty() {
-                worst_wheel_m = worst_wheel_m.max(outside);
-            }
+        // Every step, so the wheels' hints follow them; counted from the first lap's end.
+        let past_edge_m = worst_wheel.past_edge_m(&track, &t);
+        if !laps.is_empty() {
+            worst_wheel_m = worst_wheel_m.max(past_edge_m);
         }
         if laps.len() == 1 && next_station < course.points.len() {
             let point = &course.points[next_station];

@@ -14,10 +14,11 @@
 //!
 //! Steps are 2 ms (a supported dt): the 30 laps take about 5 s of CPU (4.7 s at load 12.6).
 
-use rig_physics::lap::LapTimer;
-use rig_physics::robot::Robot;
-use rig_physics::track::{builtin, TrackHint};
-use rig_physics::{spec, World};
+#[path = "common/robot_drive.rs"]
+mod robot_drive;
+
+use rig_physics::spec;
+use robot_drive::{RobotDrive, WorstWheel};
 
 const DT_S: f64 = 0.002;
 
@@ -32,25 +33,16 @@ struct Lap {
 }
 
 fn two_laps(car_name: &str, track_name: &str) -> Lap {
-    let track = builtin(track_name).unwrap();
-    let car = spec::builtin::car(car_name).unwrap();
-    let mut world = World::new(track.clone());
-    let id = world.add_car(&car);
-    let mut robot = Robot::for_car(&track, &car);
+    let RobotDrive {
+        track,
+        car,
+        mut world,
+        id,
+        mut robot,
+        mut timer,
+    } = RobotDrive::for_car(car_name, track_name);
     let planned_s = robot.planned_lap_s();
-    // The wheels' centres in the body frame (x forward, y left), m.
-    let (front_m, rear_m) = (
-        car.chassis.cog_to_front_axle_m,
-        car.chassis.cog_to_front_axle_m - car.chassis.wheelbase_m,
-    );
-    let wheels = [
-        [front_m, 0.5 * car.chassis.track_front_m],
-        [front_m, -0.5 * car.chassis.track_front_m],
-        [rear_m, 0.5 * car.chassis.track_rear_m],
-        [rear_m, -0.5 * car.chassis.track_rear_m],
-    ];
-    let mut hints = [TrackHint::default(); 4];
-    let mut timer = LapTimer::new(&track);
+    let mut worst_wheel = WorstWheel::new(&car);
     let mut worst_wheel_m = f64::MIN;
     let tag = format!("{car_name} on {track_name}");
     // Generous: the run to the line and two laps at half the planned pace.
@@ -62,15 +54,7 @@ fn two_laps(car_name: &str, track_name: &str) -> Lap {
         let t = world.telemetry(id);
         assert!(t.time_s < limit_s, "{tag}: no lap in {limit_s:.0} s");
         assert!(!t.barrier_contact, "{tag}: barrier at {:.1} s", t.time_s);
-        let (sin, cos) = t.roll_pitch_yaw_rad[2].sin_cos();
-        for (wheel, hint) in wheels.iter().zip(&mut hints) {
-            let x = t.position_m[0] + cos * wheel[0] - sin * wheel[1];
-            let y = t.position_m[1] + sin * wheel[0] + cos * wheel[1];
-            let at = track.project([x, y, t.position_m[2]], hint);
-            let outside =
-                (at.lateral_m - at.half_width_left_m).max(-at.lateral_m - at.half_width_right_m);
-            worst_wheel_m = worst_wheel_m.max(outside);
-        }
+        worst_wheel_m = worst_wheel_m.max(worst_wheel.past_edge_m(&track, &t));
         timer.update(&world.track_coord(id), DT_S);
     }
     let lap_s = timer.telemetry().last_lap_s;

@@ -4,10 +4,12 @@
 //!
 //! Steps are 2 ms (a supported dt) to keep the whole matrix near ten seconds of CPU.
 
-use rig_physics::lap::LapTimer;
-use rig_physics::robot::Robot;
-use rig_physics::track::{builtin, TrackHint};
-use rig_physics::{spec, World};
+#[path = "common/robot_drive.rs"]
+mod robot_drive;
+
+use rig_physics::spec;
+use rig_physics::track::TrackHint;
+use robot_drive::{past_edge_m, RobotDrive};
 
 const DT_S: f64 = 0.002;
 const LAPS: u32 = 5;
@@ -19,13 +21,15 @@ struct Report {
 }
 
 fn five_laps(car_name: &str, track_name: &str) -> Report {
-    let track = builtin(track_name).unwrap();
-    let car = spec::builtin::car(car_name).unwrap();
-    let mut world = World::new(track.clone());
-    let id = world.add_car(&car);
-    let mut robot = Robot::for_car(&track, &car);
+    let RobotDrive {
+        track,
+        mut world,
+        id,
+        mut robot,
+        mut timer,
+        ..
+    } = RobotDrive::for_car(car_name, track_name);
     let planned_s = robot.planned_lap_s();
-    let mut timer = LapTimer::new(&track);
     let mut hint = TrackHint::default();
     let mut lap_times_s = Vec::new();
     let mut max_excursion_m = f64::MIN;
@@ -54,8 +58,7 @@ fn five_laps(car_name: &str, track_name: &str) -> Report {
         );
         let coord = track.project(t.position_m, &mut hint);
         // How far the centre of gravity is beyond the racing surface's edge.
-        let excursion = (coord.lateral_m - coord.half_width_left_m)
-            .max(-coord.lateral_m - coord.half_width_right_m);
+        let excursion = past_edge_m(&coord);
         max_excursion_m = max_excursion_m.max(excursion);
         assert!(
             excursion < 1.2,
@@ -138,11 +141,13 @@ fn every_builtin_car_and_track_is_covered() {
 /// quarters of full lock before the car moved (the dashboard showed the wheel at -351 degrees).
 #[test]
 fn the_robot_pulls_away_from_the_grid_without_winding_on_lock() {
-    let track = builtin("circuit").unwrap();
-    let car = spec::builtin::car("road").unwrap();
-    let mut world = World::new(track.clone());
-    let id = world.add_car(&car);
-    let mut robot = Robot::for_car(&track, &car);
+    let RobotDrive {
+        track,
+        mut world,
+        id,
+        mut robot,
+        ..
+    } = RobotDrive::for_car("road", "circuit");
     let mut hint = TrackHint::default();
     let start = track.project(world.telemetry(id).position_m, &mut hint);
     let gap_m = (start.lateral_m - robot.line_offset_m(start.distance_m)).abs();
