@@ -233,6 +233,12 @@ fn barrier_windows(samples: &[Sample], n: usize, spacing_m: f64) -> Vec<BarrierW
         .collect()
 }
 
+/// One value per lane: `f(k)` in lane `k`.
+#[inline(always)]
+fn lane_each(f: impl Fn(usize) -> f64) -> F64x4 {
+    F64x4::from_array([0, 1, 2, 3].map(f))
+}
+
 fn lerp(a: f64, b: f64, t: f64) -> f64 {
     a + (b - a) * t
 }
@@ -504,15 +510,14 @@ impl Ribbon {
     /// and a division, and the Newton divisions), so four chains in lanes take about the time
     /// of one instead of four in a row.
     fn refine4(&self, walked: [Walked; 4], points: [[f64; 2]; 4]) -> [Located; 4] {
-        let lanes = |f: &dyn Fn(usize) -> f64| F64x4::from_array([0, 1, 2, 3].map(f));
-        let fa = lanes(&|k| walked[k].ahead_a);
-        let fb = lanes(&|k| walked[k].ahead_b);
-        let ka = lanes(&|k| self.samples[walked[k].i].centre.curvature);
-        let kb = lanes(&|k| self.samples[walked[k].i + 1].centre.curvature);
+        let fa = lane_each(|k| walked[k].ahead_a);
+        let fb = lane_each(|k| walked[k].ahead_b);
+        let ka = lane_each(|k| self.samples[walked[k].i].centre.curvature);
+        let kb = lane_each(|k| self.samples[walked[k].i + 1].centre.curvature);
         let q = [0, 1]
-            .map(|axis| lanes(&|k| points[k][axis] - self.samples[walked[k].i].centre.xy[axis]));
-        let coefficients =
-            [0, 1].map(|axis| [0, 1, 2].map(|c| lanes(&|k| self.cubics[walked[k].i].xy[axis][c])));
+            .map(|axis| lane_each(|k| points[k][axis] - self.samples[walked[k].i].centre.xy[axis]));
+        let coefficients = [0, 1]
+            .map(|axis| [0, 1, 2].map(|c| lane_each(|k| self.cubics[walked[k].i].xy[axis][c])));
         let centre = |t: F64x4| {
             let [p, v] = [0, 1].map(|derivative| {
                 [0, 1].map(|axis| {
