@@ -649,7 +649,9 @@ impl Ribbon {
     }
 
     /// [`Ribbon::ground`] at four points (a car's wheels), each with its own hint: the same
-    /// bits as four single queries, with the bump field's sines of the four in lanes.
+    /// bits as four single queries, with the four foot points ([`Ribbon::refine4`]) and the
+    /// bump field's sines of the four in lanes. A walk that gives up (far-off hint) sends all
+    /// four through the single query's path.
     pub(crate) fn ground4(
         &self,
         points: [[f64; 2]; 4],
