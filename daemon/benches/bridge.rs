@@ -224,21 +224,9 @@ fn cpu_by_thread() -> ThreadCpu {
 /// RT thread off the RT core) does not apply to them: a game on the same machine runs on any
 /// core, and a controller is not on this machine at all.
 fn run_on_every_core() {
-    // SAFETY: an all-zero cpu_set_t is valid, CPU_SET is called for online cores only (far
-    // below CPU_SETSIZE on any machine this runs on), and the set outlives the call.
-    let rc = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for core in 0..=rigd::rt::setup::last_core().min(libc::CPU_SETSIZE as usize - 1) {
-            libc::CPU_SET(core, &mut set);
-        }
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
-    assert_eq!(
-        rc,
-        0,
-        "sched_setaffinity: {}",
-        std::io::Error::last_os_error()
-    );
+    if let Err(refused) = rigd::rt::setup::run_on_every_core() {
+        panic!("{} refused: {}", refused.what, refused.error);
+    }
 }
 
 /// The run's config: the game source on `port`, a loop without the final spin (and without

@@ -103,6 +103,13 @@ pub fn pin_current_thread(core: usize) -> Result<(), NotGranted> {
     set_thread_affinity(0, std::iter::once(core), format!("pinning to core {core}"))
 }
 
+/// Lets the calling thread (and threads it spawns afterwards) run on every online core again,
+/// undoing [`keep_off_core`] for it: for threads that are not rigd's, such as a benchmark's
+/// stand-ins for a game and a controller (`daemon/benches/bridge.rs`).
+pub fn run_on_every_core() -> Result<(), NotGranted> {
+    set_thread_affinity(0, 0..=last_core(), "running on every core".into())
+}
+
 /// Keeps the calling thread, and every thread it spawns afterwards, off the RT core: they may
 /// run on any other online core. Called on the main thread before anything else is spawned,
 /// so input, display and tokio threads never share the RT core (on a kernel without full
