@@ -518,17 +518,10 @@ impl Ribbon {
             .map(|axis| lane_each(|k| points[k][axis] - self.samples[walked[k].i].centre.xy[axis]));
         let coefficients = [0, 1]
             .map(|axis| [0, 1, 2].map(|c| lane_each(|k| self.cubics[walked[k].i].xy[axis][c])));
+        // SegmentCubic::centre in lanes.
         let centre = |t: F64x4| {
-            let [p, v] = [0, 1].map(|derivative| {
-                [0, 1].map(|axis| {
-                    let [c1, c2, c3] = coefficients[axis];
-                    if derivative == 0 {
-                        t * (c1 + t * (c2 + t * c3))
-                    } else {
-                        c1 + t * (2.0 * c2 + t * (3.0 * c3))
-                    }
-                })
-            });
+            let p = coefficients.map(|[c1, c2, c3]| t * (c1 + t * (c2 + t * c3)));
+            let v = coefficients.map(|[c1, c2, c3]| c1 + t * (2.0 * c2 + t * (3.0 * c3)));
             let inv_norm = 1.0 / (v[0] * v[0] + v[1] * v[1]).sqrt();
             (p, [v[0] * inv_norm, v[1] * inv_norm])
         };
