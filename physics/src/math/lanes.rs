@@ -11,18 +11,230 @@ use std::ops::Neg;
 /// Four f64 lanes, one per wheel: the tyre model evaluates the four wheels side by side so
 /// their independent chains (division, square root, polynomial) overlap. On x86-64 the lanes
 /// are two SSE2 registers (SSE2 is part of the baseline target, so the intrinsics are always
-/// there and safe to call); elsewhere, and as the reference the tests check the registers
-/// against, four plain doubles (`portable_lanes`). Every operation is the scalar IEEE
-/// operation lane by lane (the same bits as scalar code in the same order); conditions are
-/// lane masks and [`F64x4::select`], never branches.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+/// there and safe to call), or one AVX register in a build for a CPU with AVX
+/// (`-C target-cpu=x86-64-v3`, scripts/cpu-level.sh: half the instructions, since LLVM does
+/// not merge the SSE2 pairs by itself); elsewhere, and as the reference the tests check the
+/// registers against, four plain doubles (`portable_lanes`). Every operation is the scalar
+/// IEEE operation lane by lane (the same bits as scalar code in the same order, whichever
+/// registers hold the lanes); conditions are lane masks and [`F64x4::select`], never branches.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+pub use avx_lanes::{F64x4, Mask4};
+
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "sse2",
+    not(target_feature = "avx")
+))]
 pub use sse2_lanes::{F64x4, Mask4};
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 pub use portable_lanes::{F64x4, Mask4};
 
+/// Lanes in one AVX register (lane k in element k), for builds that enable AVX.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+mod avx_lanes {
+    use std::arch::x86_64::{self as arch, __m256d};
+
+    // SAFETY (every `unsafe` block in this module): these intrinsics need only AVX, which
+    // this module is compiled for (`target_feature = "avx"`, enabled for the whole build),
+    // and they only compute on registers (no memory access).
+    macro_rules! binary {
+        ($($name:ident),*) => {$(
+            #[inline(always)]
+            fn $name(a: __m256d, b: __m256d) -> __m256d {
+                unsafe { arch::$name(a, b) }
+            }
+        )*};
+    }
+    binary!(
+        _mm256_add_pd,
+        _mm256_and_pd,
+        _mm256_andnot_pd,
+        _mm256_div_pd,
+        _mm256_max_pd,
+        _mm256_min_pd,
+        _mm256_mul_pd,
+        _mm256_or_pd,
+        _mm256_sub_pd,
+        _mm256_xor_pd
+    );
+
+    /// Lane comparison with predicate `P` (ordered and quiet: false where a lane is NaN, as
+    /// the SSE2 comparisons and f64's operators are).
+    #[inline(always)]
+    fn compare<const P: i32>(a: __m256d, b: __m256d) -> __m256d {
+        unsafe { arch::_mm256_cmp_pd::<P>(a, b) }
+    }
+
+    #[inline(always)]
+    fn sqrt_pd(a: __m256d) -> __m256d {
+        unsafe { arch::_mm256_sqrt_pd(a) }
+    }
+
+    #[inline(always)]
+    fn set1_pd(v: f64) -> __m256d {
+        unsafe { arch::_mm256_set1_pd(v) }
+    }
+
+    /// Four f64 lanes (see the module's re-export).
+    #[derive(Clone, Copy)]
+    pub struct F64x4(__m256d);
+
+    /// One all-ones or all-zeros lane per lane of an [`F64x4`].
+    #[derive(Clone, Copy)]
+    pub struct Mask4(__m256d);
+
+    #[inline(always)]
+    fn sign_bits() -> __m256d {
+        set1_pd(-0.0)
+    }
+
+    impl F64x4 {
+        /// Every lane `v`.
+        #[inline(always)]
+        pub fn splat(v: f64) -> F64x4 {
+            F64x4(set1_pd(v))
+        }
+
+        /// Lanes from an array.
+        #[inline(always)]
+        pub fn from_array(a: [f64; 4]) -> F64x4 {
+            F64x4(unsafe { arch::_mm256_set_pd(a[3], a[2], a[1], a[0]) })
+        }
+
+        /// The lanes as an array.
+        #[inline(always)]
+        pub fn to_array(self) -> [f64; 4] {
+            let mut out = [0.0; 4];
+            // SAFETY: `out` is four f64s, the 32 bytes the unaligned store writes.
+            unsafe { arch::_mm256_storeu_pd(out.as_mut_ptr(), self.0) };
+            out
+        }
+
+        pub(super) fn add(self, o: F64x4) -> F64x4 {
+            F64x4(_mm256_add_pd(self.0, o.0))
+        }
+
+        pub(super) fn sub(self, o: F64x4) -> F64x4 {
+            F64x4(_mm256_sub_pd(self.0, o.0))
+        }
+
+        pub(super) fn mul(self, o: F64x4) -> F64x4 {
+            F64x4(_mm256_mul_pd(self.0, o.0))
+        }
+
+        pub(super) fn div(self, o: F64x4) -> F64x4 {
+            F64x4(_mm256_div_pd(self.0, o.0))
+        }
+
+        pub(super) fn neg(self) -> F64x4 {
+            F64x4(_mm256_xor_pd(self.0, sign_bits()))
+        }
+
+        /// |x| lane by lane.
+        #[inline(always)]
+        pub fn abs(self) -> F64x4 {
+            F64x4(_mm256_andnot_pd(sign_bits(), self.0))
+        }
+
+        /// Square root lane by lane.
+        #[inline(always)]
+        pub fn sqrt(self) -> F64x4 {
+            F64x4(sqrt_pd(self.0))
+        }
+
+        /// Lane-wise [`f64::min`] with a constant (a NaN lane gives `bound`, as there).
+        #[inline(always)]
+        pub fn min(self, bound: f64) -> F64x4 {
+            // VMINPD returns its second operand when either is NaN.
+            F64x4(_mm256_min_pd(self.0, set1_pd(bound)))
+        }
+
+        /// Lane-wise [`f64::max`] with a constant (a NaN lane gives `bound`, as there).
+        #[inline(always)]
+        pub fn max(self, bound: f64) -> F64x4 {
+            // VMAXPD returns its second operand when either is NaN.
+            F64x4(_mm256_max_pd(self.0, set1_pd(bound)))
+        }
+
+        /// Lane-wise [`f64::clamp`] (a NaN lane stays NaN, as there).
+        #[inline(always)]
+        pub fn clamp(self, lo: f64, hi: f64) -> F64x4 {
+            let below = _mm256_min_pd(set1_pd(hi), self.0);
+            F64x4(_mm256_max_pd(set1_pd(lo), below))
+        }
+
+        /// |self| with the sign of `sign`, lane by lane.
+        #[inline(always)]
+        pub fn copysign(self, sign: F64x4) -> F64x4 {
+            F64x4(_mm256_or_pd(
+                _mm256_andnot_pd(sign_bits(), self.0),
+                _mm256_and_pd(sign_bits(), sign.0),
+            ))
+        }
+
+        /// Lanes where `self < o`.
+        #[inline(always)]
+        pub fn less_than(self, o: F64x4) -> Mask4 {
+            Mask4(compare::<{ arch::_CMP_LT_OQ }>(self.0, o.0))
+        }
+
+        /// Lanes where `self > o`.
+        #[inline(always)]
+        pub fn greater_than(self, o: F64x4) -> Mask4 {
+            Mask4(compare::<{ arch::_CMP_GT_OQ }>(self.0, o.0))
+        }
+
+        /// Lanes where `self >= o`.
+        #[inline(always)]
+        pub fn at_least(self, o: F64x4) -> Mask4 {
+            Mask4(compare::<{ arch::_CMP_GE_OQ }>(self.0, o.0))
+        }
+
+        /// Lanes where `self == o`.
+        #[inline(always)]
+        pub fn equal_to(self, o: F64x4) -> Mask4 {
+            Mask4(compare::<{ arch::_CMP_EQ_OQ }>(self.0, o.0))
+        }
+
+        /// `if_true` where `mask` is set, else `if_false` (both already computed: a lane
+        /// select, not a branch).
+        #[inline(always)]
+        pub fn select(mask: Mask4, if_true: F64x4, if_false: F64x4) -> F64x4 {
+            F64x4(_mm256_or_pd(
+                _mm256_and_pd(mask.0, if_true.0),
+                _mm256_andnot_pd(mask.0, if_false.0),
+            ))
+        }
+
+        /// `self` where `mask` is set, +0 elsewhere.
+        #[inline(always)]
+        pub fn where_set(self, mask: Mask4) -> F64x4 {
+            F64x4(_mm256_and_pd(mask.0, self.0))
+        }
+
+        /// `self` where `mask` is clear, +0 elsewhere.
+        #[inline(always)]
+        pub fn where_clear(self, mask: Mask4) -> F64x4 {
+            F64x4(_mm256_andnot_pd(mask.0, self.0))
+        }
+    }
+
+    impl Mask4 {
+        /// Lanes set in both masks.
+        #[inline(always)]
+        pub fn and(self, o: Mask4) -> Mask4 {
+            Mask4(_mm256_and_pd(self.0, o.0))
+        }
+    }
+}
+
 /// Lanes in two SSE2 registers (lanes 0-1 in `lo`, 2-3 in `hi`).
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(all(
+    target_arch = "x86_64",
+    target_feature = "sse2",
+    not(target_feature = "avx")
+))]
 mod sse2_lanes {
     use std::arch::x86_64::{self as arch, __m128d};
 
@@ -76,14 +288,14 @@ mod sse2_lanes {
     }
 
     /// Four f64 lanes (see the module's re-export).
-    #[derive(Debug, Clone, Copy)]
+    #[derive(Clone, Copy)]
     pub struct F64x4 {
         lo: __m128d,
         hi: __m128d,
     }
 
     /// One all-ones or all-zeros lane per lane of an [`F64x4`].
-    #[derive(Debug, Clone, Copy)]
+    #[derive(Clone, Copy)]
     pub struct Mask4 {
         lo: __m128d,
         hi: __m128d,
@@ -271,15 +483,15 @@ mod sse2_lanes {
 }
 
 /// Lanes as four plain doubles: the implementation off x86-64 and, in the tests, the
-/// reference for the SSE2 one (same operations, same results to the bit).
+/// reference for the SSE2 and AVX ones (same operations, same results to the bit).
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 mod portable_lanes {
     /// Four f64 lanes (see the module's re-export).
-    #[derive(Debug, Clone, Copy)]
+    #[derive(Clone, Copy)]
     pub struct F64x4([f64; 4]);
 
     /// One boolean per lane of an [`F64x4`].
-    #[derive(Debug, Clone, Copy)]
+    #[derive(Clone, Copy)]
     pub struct Mask4([bool; 4]);
 
     impl F64x4 {
@@ -424,6 +636,25 @@ mod portable_lanes {
         pub fn and(self, o: Mask4) -> Mask4 {
             Mask4(std::array::from_fn(|i| self.0[i] && o.0[i]))
         }
+    }
+}
+
+/// The lanes' values, whichever registers hold them: `Debug` text is what the identity
+/// digests hash (`identity::digest_of`), so it must not depend on the build's CPU level.
+impl std::fmt::Debug for F64x4 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("F64x4").field(&self.to_array()).finish()
+    }
+}
+
+/// Which lanes are set (see [`F64x4`]'s `Debug`).
+impl std::fmt::Debug for Mask4 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = F64x4::splat(1.0)
+            .where_set(*self)
+            .to_array()
+            .map(|v| v != 0.0);
+        f.debug_tuple("Mask4").field(&set).finish()
     }
 }
 
@@ -688,11 +919,12 @@ mod tests {
         assert!(worst <= 2.0, "worst {worst} ulps");
     }
 
-    /// The SSE2 lanes against the portable ones, operation by operation, on ordinary and
-    /// special values (NaN, signed zeros, infinities, subnormals): the same bits.
+    /// The register lanes (SSE2, or AVX in a build for such a CPU) against the portable ones,
+    /// operation by operation, on ordinary and special values (NaN, signed zeros,
+    /// infinities, subnormals): the same bits.
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
-    fn sse2_lanes_give_the_portable_lanes_bits() {
+    fn register_lanes_give_the_portable_lanes_bits() {
         use portable_lanes::F64x4 as Portable;
         let values = [
             0.0,
