@@ -282,6 +282,24 @@ fn stop_session(
     Ok((sim, slots, exit.panicked))
 }
 
+/// The CPU level this binary was built for (scripts/cpu-level.sh): `x86-64-v3` (AVX2, as
+/// scripts/run-demo.sh builds on such a CPU) or the portable `x86-64`; the physics gives the
+/// same bits either way, the step is faster on the first.
+fn built_for_cpu() -> &'static str {
+    if cfg!(all(
+        target_arch = "x86_64",
+        target_feature = "avx2",
+        target_feature = "fma",
+        target_feature = "bmi2"
+    )) {
+        "x86-64-v3"
+    } else if cfg!(target_arch = "x86_64") {
+        "x86-64"
+    } else {
+        std::env::consts::ARCH
+    }
+}
+
 fn wait_for_ticks(shared: &LoopShared, ticks: u64, timeout: Duration) -> bool {
     let start = Instant::now();
     let first = shared.heartbeat.load(std::sync::atomic::Ordering::Relaxed);
@@ -421,18 +439,21 @@ pub fn run(options: RunOptions) -> Result<(), RunError> {
     if source.is_game() {
         tracing::info!(
             "rigd running: frames from game telemetry (format {}, listening on {}), {} Hz on \
-             core {core}, config {origin}",
+             core {core}, config {origin}, built for {}",
             source.format.config_name(),
             source.listen.join(", "),
-            session.config.realtime.rate_hz
+            session.config.realtime.rate_hz,
+            built_for_cpu()
         );
     } else {
         tracing::info!(
-            "rigd running: {} on {}, {} robot car(s), {} Hz on core {core}, config {origin}",
+            "rigd running: {} on {}, {} robot car(s), {} Hz on core {core}, config {origin}, \
+             built for {}",
             session.config.sim.car,
             session.config.sim.track,
             session.config.sim.robots,
-            session.config.realtime.rate_hz
+            session.config.realtime.rate_hz,
+            built_for_cpu()
         );
     }
     let _watchdog = Watchdog::start(
