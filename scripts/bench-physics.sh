@@ -10,6 +10,8 @@
 # .deb give), then for this CPU's level when it is higher (scripts/cpu-level.sh: x86-64-v3,
 # what scripts/run-demo.sh builds), ours and the peer with the same target-cpu, each level in
 # its own target dir (target/x86-64-v3, target/rapier-peer-x86-64-v3).
+# Before timing it checks that every level computes the same bits (the state_hash example,
+# 2 s of every built-in car on every track) and stops if not.
 # LEVELS="x86-64-v3" (a space-separated list) runs those levels only.
 # Usage: scripts/bench-physics.sh [PAIRS, default 9]   (from anywhere)
 set -euo pipefail
@@ -30,7 +32,8 @@ build_level() {
         export RUSTFLAGS="-C target-cpu=$level"
     fi
     echo "== building (release, target-cpu=$level) =="
-    CARGO_TARGET_DIR="$ours_dir" cargo build --release -q -p rig-physics --benches
+    CARGO_TARGET_DIR="$ours_dir" cargo build --release -q -p rig-physics --benches --example state_hash
+    hash_bin="$ours_dir/release/examples/state_hash"
     ours_bin=$(CARGO_TARGET_DIR="$ours_dir" cargo bench -q -p rig-physics --bench step --no-run \
         --message-format=json 2>/dev/null | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
     peer_bin="$peer_dir/release/rapier-peer"
@@ -71,12 +74,21 @@ run_level() {
 }
 
 # Build every level first, so that no build runs beside a measurement.
-declare -A ours_of peer_of
+declare -A ours_of peer_of hash_of
 for level in $levels; do
     build_level "$level"
     ours_of[$level]="$ours_bin"
     peer_of[$level]="$peer_bin"
+    hash_of[$level]="$("$hash_bin" 2000 | tail -n 1)"
 done
+# Every level must compute the same bits (the same IEEE operations in the same order): the
+# state hash of every built-in car on every track over 2 s, compared before any timing.
+if [ "$(printf '%s\n' "${hash_of[@]}" | sort -u | wc -l)" != 1 ]; then
+    for level in $levels; do echo "bench-physics: $level: ${hash_of[$level]}" >&2; done
+    echo "bench-physics: the levels' physics differ in its bits; a faster step that changes results is no comparison (fix the lane code, see physics/src/math/lanes.rs)" >&2
+    exit 1
+fi
+echo "== the same bits at every level ($levels): state hash over 2 s of every car on every track, ${hash_of[x86-64]:-${hash_of[$level]}} =="
 for level in $levels; do
     ours_bin="${ours_of[$level]}"
     peer_bin="${peer_of[$level]}"
