@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: installs missing system packages, checks formatting,
 # builds every test, runs the 3-minute soak, lints, checks the systemd unit and the Debian
-# package, runs every fuzz target, then every crate's tests, then rigd against the real kernel
-# drivers in QEMU. Each step prints its time, and the last lines list them all.
+# package, runs every fuzz target, checks that the physics built for x86-64-v3 gives the
+# portable build's bits, then every crate's tests, then rigd against the real kernel drivers
+# in QEMU. Each step prints its time, and the last lines list them all.
 # The soak (3 minutes of mostly waiting) runs in the background from the end of the build
 # while the CPU-bound steps run at nice 19 beside it (clippy, systemd verify, the .deb, the
-# fuzzers' build and run): CFS then gives rigd and the soak's monitor the CPU they ask for, and
+# fuzzers' build and run, the x86-64-v3 check): CFS then gives rigd and the soak's monitor the CPU they ask for, and
 # the soak's verdict does not depend on load (docs/reliability.md). The tests run after the
 # soak (they start rigd and listeners of their own); vmrig (QEMU, both cores) runs last.
 # Extra checks: one line each at the end (owners add their own script here).
@@ -52,6 +53,7 @@ step "cargo clippy (all targets, -D warnings)" nice -n 19 cargo clippy --workspa
 step "systemd-analyze verify (systemd/)" nice -n 19 scripts/verify-systemd.sh
 step "deb: build the package, install it into a scratch root, remove, purge" nice -n 19 scripts/test-deb.sh
 step "fuzz: every target 3 s, 2 at a time, from fuzz/corpus (docs/fuzzing.md)" nice -n 19 scripts/fuzz.sh 3
+step "x86-64-v3 build: the same bits as the portable one (scripts/test-cpu-levels.sh)" nice -n 19 scripts/test-cpu-levels.sh
 
 soak_rc=0
 wait "$soak_pid" || soak_rc=$?
