@@ -30,6 +30,19 @@ pub use sse2_lanes::{F64x4, Mask4};
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 pub use portable_lanes::{F64x4, Mask4};
 
+/// `fn NAME(a: REGISTER, b: REGISTER) -> REGISTER` for each two-operand intrinsic `NAME`
+/// (`arch::NAME`, `arch` being the invoking module's `std::arch::x86_64`): the register
+/// modules' safe wrappers; each module says why its calls are sound.
+#[cfg(target_arch = "x86_64")]
+macro_rules! register_binary {
+    ($register:ty: $($name:ident),*) => {$(
+        #[inline(always)]
+        fn $name(a: $register, b: $register) -> $register {
+            unsafe { arch::$name(a, b) }
+        }
+    )*};
+}
+
 /// Lanes in one AVX register (lane k in element k), for builds that enable AVX.
 #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
 mod avx_lanes {
@@ -38,15 +51,8 @@ mod avx_lanes {
     // SAFETY (every `unsafe` block in this module): these intrinsics need only AVX, which
     // this module is compiled for (`target_feature = "avx"`, enabled for the whole build),
     // and they only compute on registers (no memory access).
-    macro_rules! binary {
-        ($($name:ident),*) => {$(
-            #[inline(always)]
-            fn $name(a: __m256d, b: __m256d) -> __m256d {
-                unsafe { arch::$name(a, b) }
-            }
-        )*};
-    }
-    binary!(
+    register_binary!(
+        __m256d:
         _mm256_add_pd,
         _mm256_and_pd,
         _mm256_andnot_pd,
@@ -241,15 +247,8 @@ mod sse2_lanes {
     // SAFETY (every `unsafe` block in this module): these intrinsics need only SSE2, which
     // this module is compiled for (`target_feature = "sse2"`, part of the x86-64 baseline),
     // and they only compute on registers (no memory access).
-    macro_rules! binary {
-        ($($name:ident),*) => {$(
-            #[inline(always)]
-            fn $name(a: __m128d, b: __m128d) -> __m128d {
-                unsafe { arch::$name(a, b) }
-            }
-        )*};
-    }
-    binary!(
+    register_binary!(
+        __m128d:
         _mm_add_pd,
         _mm_and_pd,
         _mm_andnot_pd,
