@@ -88,7 +88,7 @@ if [ "$(printf '%s\n' "${hash_of[@]}" | sort -u | wc -l)" != 1 ]; then
     echo "bench-physics: the levels' physics differ in its bits; a faster step that changes results is no comparison (fix the lane code, see physics/src/math/lanes.rs)" >&2
     exit 1
 fi
-echo "== the same bits at every level ($levels): state hash over 2 s of every car on every track, ${hash_of[x86-64]:-${hash_of[$level]}} =="
+echo "== the same bits at every level ($levels): state hash over 2 s of every car on every track, $(printf '%s\n' "${hash_of[@]}" | head -n 1) =="
 for level in $levels; do
     ours_bin="${ours_of[$level]}"
     peer_bin="${peer_of[$level]}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian package rigd_<version>_<arch>.deb with dpkg-deb from a release build (reused
-# when target/release is up to date: the portable x86-64 build, which scripts/run-demo.sh makes only
-# on a CPU without AVX2, see scripts/cpu-level.sh) and the files in pkg/deb/.
+# when target/release is up to date: the portable x86-64 build, which scripts/run-demo.sh
+# makes only on a CPU without AVX2, see scripts/cpu-level.sh) and the files in pkg/deb/.
 # Prints the package's path as the last line of stdout. Install it with
 #   sudo apt install ./target/debian/rigd_*.deb
 # What goes where:

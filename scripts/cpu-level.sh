@@ -2,7 +2,7 @@
 # Prints the x86-64 level to build rigd for on this machine: `x86-64-v3` when the CPU has every
 # feature of that level (AVX2, FMA, BMI1/2, F16C, LZCNT, MOVBE and the v2 set), else `x86-64`
 # (the portable baseline every x86-64 CPU runs, which the .deb ships). The physics step built
-# for x86-64-v3 runs 10-15 % faster on the same CPU and gives the same bits: Rust never fuses a
+# for x86-64-v3 runs 20-25 % faster on the same CPU and gives the same bits: Rust never fuses a
 # multiply and an add on its own, so the wider instructions do the same IEEE operations in the
 # same order (docs/BENCHMARKS.md, session 17). A binary built for x86-64-v3 stops with
 # "Illegal instruction" on a CPU without those features: build it where it runs.

@@ -4,7 +4,7 @@
 # `--robot`: the robot drives while no wheel is found (without it rigd would idle until one
 # appears). Extra arguments go to `rigd run`. Ctrl-C stops it cleanly.
 # It builds for this machine's CPU level (scripts/cpu-level.sh): on a CPU with AVX2 that is
-# x86-64-v3, in target/x86-64-v3 (the physics step 10-15 % faster, the same bits); elsewhere
+# x86-64-v3, in target/x86-64-v3 (the physics step 20-25 % faster, the same bits); elsewhere
 # the portable build in target/release. RIG_CPU=x86-64 forces the portable build.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,9 +2,10 @@
 # The physics built for x86-64-v3 (what scripts/run-demo.sh builds on a CPU with AVX2, with
 # the lanes in AVX registers) must compute the same bits as the portable build the tests use:
 # on such a CPU this builds rig-physics' state_hash example and its lane tests with
-# `-C target-cpu=x86-64-v3` (test profile, in the target dir's x86-64-v3/), runs the register-lanes-vs-
-# portable bit test there, and compares the state hash of 2 s of every built-in car on every
-# built-in track with the portable build's (target/debug, built by `cargo test --no-run`).
+# `-C target-cpu=x86-64-v3` (test profile, in the target dir's x86-64-v3/), runs the
+# register-lanes-vs-portable bit test there, and compares the state hash of 2 s of every
+# built-in car on every built-in track with the portable build's (target/debug, built by
+# `cargo test --no-run`).
 # On a CPU without x86-64-v3 it says so and passes: there is nothing to run the build on.
 # Usage: scripts/test-cpu-levels.sh   (the test command runs it; needs the test build first)
 set -euo pipefail

@@ -6,9 +6,10 @@
 # in QEMU. Each step prints its time, and the last lines list them all.
 # The soak (3 minutes of mostly waiting) runs in the background from the end of the build
 # while the CPU-bound steps run at nice 19 beside it (clippy, systemd verify, the .deb, the
-# fuzzers' build and run, the x86-64-v3 check): CFS then gives rigd and the soak's monitor the CPU they ask for, and
-# the soak's verdict does not depend on load (docs/reliability.md). The tests run after the
-# soak (they start rigd and listeners of their own); vmrig (QEMU, both cores) runs last.
+# fuzzers' build and run, the x86-64-v3 check): CFS then gives rigd and the soak's monitor the
+# CPU they ask for, and the soak's verdict does not depend on load (docs/reliability.md). The
+# tests run after the soak (they start rigd and listeners of their own); vmrig (QEMU, both
+# cores) runs last.
 # Extra checks: one line each at the end (owners add their own script here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
